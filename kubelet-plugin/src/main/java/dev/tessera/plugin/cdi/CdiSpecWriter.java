@@ -1,0 +1,50 @@
+package dev.tessera.plugin.cdi;
+
+import dev.tessera.plugin.fs.AtomicFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Writes and removes the per-claim CDI spec files in the CDI directory. */
+public final class CdiSpecWriter {
+  private final Path cdiDir;
+  private final String prefix;
+  private final JsonMapper json;
+
+  public CdiSpecWriter(Path cdiDir, String driverName, JsonMapper json) {
+    this.cdiDir = cdiDir;
+    // The transient-spec naming of the CDI helpers: <vendor>-<class>_<id>.
+    this.prefix = "k8s." + driverName + "-claim_";
+    this.json = json;
+  }
+
+  public Path specFile(String claimUid) {
+    return cdiDir.resolve(prefix + claimUid + ".json");
+  }
+
+  public void write(String claimUid, CdiSpec spec) throws IOException {
+    AtomicFiles.write(specFile(claimUid), json.writeValueAsBytes(spec));
+  }
+
+  public boolean delete(String claimUid) throws IOException {
+    return AtomicFiles.delete(specFile(claimUid));
+  }
+
+  /** Claim UIDs that have a spec file of ours in the CDI directory. */
+  public List<String> claimUidsWithSpecs() throws IOException {
+    if (!Files.isDirectory(cdiDir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(cdiDir)) {
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(n -> n.startsWith(prefix) && n.endsWith(".json"))
+          .map(n -> n.substring(prefix.length(), n.length() - ".json".length()))
+          .sorted()
+          .toList();
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package dev.tessera.plugin.cdi;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where the driver's device nodes and its /proc files are on the host. With the driver installed on
+ * the host both live under /; with a containerized driver (driver root such as /run/nvidia/driver)
+ * or the simulator's fake root they may live under the driver root instead.
+ */
+public final class NodePaths {
+  private static final Pattern DEVICE_FILE_MINOR = Pattern.compile("DeviceFileMinor:\\s*(\\d+)");
+  private final Path devRoot;
+  private final Path procRoot;
+
+  public NodePaths(Path devRoot, Path procRoot) {
+    this.devRoot = devRoot;
+    this.procRoot = procRoot;
+  }
+
+  /** Device nodes under the driver root if it has them, else under /; the same for /proc. */
+  public static NodePaths forDriverRoot(Path driverRoot) {
+    Path root = Path.of("/");
+    Path dev = Files.exists(driverRoot.resolve("dev/nvidiactl")) ? driverRoot : root;
+    Path proc = Files.isDirectory(driverRoot.resolve("proc/driver/nvidia")) ? driverRoot : root;
+    return new NodePaths(dev, proc);
+  }
+
+  /** A device node by its path in the container, e.g. {@code /dev/nvidia0}. */
+  public CdiSpec.DeviceNode deviceNode(String containerPath) {
+    Path host = devRoot.resolve(containerPath.substring(1));
+    return new CdiSpec.DeviceNode(
+        containerPath, host.toString().equals(containerPath) ? null : host.toString());
+  }
+
+  public boolean exists(String containerPath) {
+    return Files.exists(devRoot.resolve(containerPath.substring(1)));
+  }
+
+  /**
+   * The {@code /dev/nvidia-caps/nvidia-cap<N>} node that grants access to a MIG GPU instance (or,
+   * with a compute instance id, to that compute instance), as the driver announces it under
+   * /proc/driver/nvidia/capabilities.
+   */
+  public Optional<String> migCapabilityNode(int gpuMinor, int gpuInstanceId, Integer computeId) {
+    String access =
+        "driver/nvidia/capabilities/gpu"
+            + gpuMinor
+            + "/mig/gi"
+            + gpuInstanceId
+            + (computeId == null ? "" : "/ci" + computeId)
+            + "/access";
+    Path file = procRoot.resolve("proc").resolve(access);
+    if (!Files.exists(file)) {
+      return Optional.empty();
+    }
+    try {
+      Matcher m = DEVICE_FILE_MINOR.matcher(Files.readString(file));
+      return m.find() ? Optional.of("/dev/nvidia-caps/nvidia-cap" + m.group(1)) : Optional.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+}

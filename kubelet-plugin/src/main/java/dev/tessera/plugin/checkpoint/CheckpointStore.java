@@ -1,0 +1,57 @@
+package dev.tessera.plugin.checkpoint;
+
+import dev.tessera.plugin.fs.AtomicFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Loads and saves the checkpoint file; every save is atomic and durable. */
+public final class CheckpointStore {
+  private final Path file;
+  private final JsonMapper json;
+
+  public CheckpointStore(Path file, JsonMapper json) {
+    this.file = file;
+    this.json = json;
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  /**
+   * The stored checkpoint as seen in this boot, or an empty one when there is none yet.
+   *
+   * @throws IllegalStateException when the file exists but is not a checkpoint we can read: the
+   *     plugin must not start and forget claims it prepared
+   */
+  public Checkpoint load(String bootId) {
+    if (!Files.exists(file)) {
+      return Checkpoint.empty(bootId);
+    }
+    try {
+      Checkpoint stored = json.readValue(Files.readAllBytes(file), Checkpoint.class);
+      if (!Checkpoint.API_VERSION.equals(stored.apiVersion())) {
+        throw new IllegalStateException(
+            "checkpoint "
+                + file
+                + " has apiVersion "
+                + stored.apiVersion()
+                + ", expected "
+                + Checkpoint.API_VERSION);
+      }
+      return stored.inBoot(bootId);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read checkpoint " + file, e);
+    } catch (JacksonException e) {
+      throw new IllegalStateException("checkpoint " + file + " is corrupt: " + e.getMessage(), e);
+    }
+  }
+
+  public void save(Checkpoint checkpoint) throws IOException {
+    AtomicFiles.write(file, json.writeValueAsBytes(checkpoint));
+  }
+}

@@ -1,0 +1,7 @@
+package dev.tessera.plugin.checkpoint;
+
+/** The two phases of a prepare: device work may be half done until the claim is completed. */
+public enum ClaimState {
+  PrepareStarted,
+  PrepareCompleted
+}

@@ -1,0 +1,57 @@
+package dev.tessera.plugin.config;
+
+import io.micronaut.context.annotation.ConfigurationProperties;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.bind.annotation.Bindable;
+import java.nio.file.Path;
+
+/**
+ * The node plugin's settings ({@code tessera.*} in application.yml; each also an env var such as
+ * {@code TESSERA_NODE_NAME}).
+ *
+ * @param driverName the DRA driver name, also the name of the socket files
+ * @param nodeName the node this plugin runs on (from the downward API); its pool's name
+ * @param registryDir the kubelet's plugin registry, watched for registration sockets
+ * @param pluginsDir the kubelet's plugins dir; the DRA socket lives in {@code <dir>/<driver>/}
+ * @param dataDir where the checkpoint lives; defaults to {@code <pluginsDir>/<driver>}
+ * @param cdiDir where CDI specs are written for the container runtime
+ * @param driverRoot where the NVIDIA driver's files are (/ on a host install)
+ * @param bootIdFile the kernel's boot ID, to tell a reboot from a restart
+ * @param kubeconfig a kubeconfig file; empty for in-cluster config or $KUBECONFIG
+ */
+@ConfigurationProperties("tessera")
+public record PluginConfig(
+    @Bindable(defaultValue = "gpu.tessera.dev") String driverName,
+    String nodeName,
+    @Bindable(defaultValue = "/var/lib/kubelet/plugins_registry") String registryDir,
+    @Bindable(defaultValue = "/var/lib/kubelet/plugins") String pluginsDir,
+    @Nullable String dataDir,
+    @Bindable(defaultValue = "/var/run/cdi") String cdiDir,
+    @Bindable(defaultValue = "/") String driverRoot,
+    @Bindable(defaultValue = "/proc/sys/kernel/random/boot_id") String bootIdFile,
+    @Nullable String kubeconfig) {
+
+  public PluginConfig {
+    if (nodeName == null || nodeName.isBlank()) {
+      throw new IllegalArgumentException(
+          "tessera.node-name is required (set NODE_NAME from the downward API)");
+    }
+  }
+
+  public Path pluginDir() {
+    return Path.of(pluginsDir, driverName);
+  }
+
+  public Path draSocket() {
+    return pluginDir().resolve("dra.sock");
+  }
+
+  public Path registrationSocket() {
+    return Path.of(registryDir, driverName + "-reg.sock");
+  }
+
+  public Path checkpointFile() {
+    Path dir = dataDir == null || dataDir.isBlank() ? pluginDir() : Path.of(dataDir);
+    return dir.resolve("checkpoint.json");
+  }
+}

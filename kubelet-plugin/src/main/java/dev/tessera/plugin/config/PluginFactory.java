@@ -1,0 +1,126 @@
+package dev.tessera.plugin.config;
+
+import dev.tessera.api.config.OpaqueConfigDecoder;
+import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.plugin.cdi.CdiSpec;
+import dev.tessera.plugin.cdi.CdiSpecBuilder;
+import dev.tessera.plugin.cdi.CdiSpecWriter;
+import dev.tessera.plugin.cdi.DriverFiles;
+import dev.tessera.plugin.cdi.NodePaths;
+import dev.tessera.plugin.checkpoint.BootId;
+import dev.tessera.plugin.checkpoint.CheckpointStore;
+import dev.tessera.plugin.k8s.ApiServerClaims;
+import dev.tessera.plugin.kubelet.ClaimBatch;
+import dev.tessera.plugin.prepare.ClaimPlanner;
+import dev.tessera.plugin.prepare.ConfigResolver;
+import dev.tessera.plugin.prepare.DeviceEditsResolver;
+import dev.tessera.plugin.prepare.DeviceState;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Factory;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Builds the plugin's long-lived objects from its configuration. */
+@Factory
+public class PluginFactory {
+  private static final Logger LOG = LoggerFactory.getLogger(PluginFactory.class);
+  private static final List<String> CONTROL_NODES =
+      List.of("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+
+  @Singleton
+  Clock clock() {
+    return Clock.systemUTC();
+  }
+
+  @Singleton
+  JsonMapper jsonMapper() {
+    return JsonMapper.builder().build();
+  }
+
+  @Singleton
+  @Bean(preDestroy = "close")
+  KubernetesClient kubernetesClient(PluginConfig config) {
+    Config clientConfig;
+    if (config.kubeconfig() != null && !config.kubeconfig().isBlank()) {
+      try {
+        clientConfig = Config.fromKubeconfig(Files.readString(Path.of(config.kubeconfig())));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read kubeconfig " + config.kubeconfig(), e);
+      }
+    } else {
+      clientConfig = Config.autoConfigure(null);
+    }
+    return new KubernetesClientBuilder().withConfig(clientConfig).build();
+  }
+
+  @Singleton
+  NodePaths nodePaths(PluginConfig config) {
+    return NodePaths.forDriverRoot(Path.of(config.driverRoot()));
+  }
+
+  @Singleton
+  CdiSpecBuilder cdiSpecBuilder(PluginConfig config, NodePaths paths) {
+    var nodes =
+        CONTROL_NODES.stream()
+            .filter(
+                node -> {
+                  boolean present = paths.exists(node);
+                  if (!present) {
+                    LOG.atWarn().addKeyValue("node", node).log("driver control node not found");
+                  }
+                  return present;
+                })
+            .map(paths::deviceNode)
+            .toList();
+    var mounts = DriverFiles.discover(Path.of(config.driverRoot()));
+    var common = new CdiSpec.ContainerEdits(List.of("NVIDIA_VISIBLE_DEVICES=void"), nodes, mounts);
+    return new CdiSpecBuilder(config.driverName(), common);
+  }
+
+  @Singleton
+  DeviceState deviceState(
+      PluginConfig config,
+      KubernetesClient client,
+      Supplier<NodeInventory> inventory,
+      CdiSpecBuilder cdiBuilder,
+      NodePaths paths,
+      JsonMapper json,
+      Clock clock) {
+    var resolver =
+        new ConfigResolver(
+            config.driverName(),
+            new OpaqueConfigDecoder(),
+            parameters ->
+                parameters instanceof Map<?, ?>
+                    ? parameters
+                    : client.getKubernetesSerialization().convertValue(parameters, Map.class));
+    return new DeviceState(
+        new ApiServerClaims(client, config.driverName(), clock),
+        new ClaimPlanner(config.driverName(), config.nodeName(), resolver),
+        inventory,
+        cdiBuilder,
+        new DeviceEditsResolver(paths),
+        new CdiSpecWriter(Path.of(config.cdiDir()), config.driverName(), json),
+        new CheckpointStore(config.checkpointFile(), json),
+        BootId.read(Path.of(config.bootIdFile())));
+  }
+
+  @Singleton
+  ClaimBatch claimBatch(DeviceState state, MeterRegistry metrics) {
+    return new ClaimBatch(state, metrics);
+  }
+}

@@ -1,0 +1,132 @@
+package dev.tessera.plugin.k8s;
+
+import dev.tessera.plugin.prepare.ClaimRef;
+import dev.tessera.plugin.prepare.ClaimSource;
+import dev.tessera.plugin.prepare.PreparedDevice;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.HttpURLConnection;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Reads claims and writes our part of their status through fabric8. */
+public final class ApiServerClaims implements ClaimSource {
+  private static final Logger LOG = LoggerFactory.getLogger(ApiServerClaims.class);
+  private static final int ATTEMPTS = 3;
+
+  private final KubernetesClient client;
+  private final String driverName;
+  private final Clock clock;
+
+  public ApiServerClaims(KubernetesClient client, String driverName, Clock clock) {
+    this.client = client;
+    this.driverName = driverName;
+    this.clock = clock;
+  }
+
+  @Override
+  public Optional<ResourceClaim> get(String namespace, String name) {
+    return Optional.ofNullable(
+        client
+            .dynamicResourceAllocation()
+            .v1()
+            .resourceClaims()
+            .inNamespace(namespace)
+            .withName(name)
+            .get());
+  }
+
+  @Override
+  public void reportPrepared(ClaimRef ref, List<PreparedDevice> devices) {
+    String now = Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
+    updateOurStatus(
+        ref,
+        claim -> {
+          var ours = new ArrayList<AllocatedDeviceStatus>();
+          for (PreparedDevice device : devices) {
+            Condition ready =
+                new ConditionBuilder()
+                    .withType("Ready")
+                    .withStatus("True")
+                    .withReason("Prepared")
+                    .withMessage("prepared with sharing " + device.sharing())
+                    .withLastTransitionTime(now)
+                    .withObservedGeneration(claim.getMetadata().getGeneration())
+                    .build();
+            ours.add(
+                new AllocatedDeviceStatusBuilder()
+                    .withDriver(driverName)
+                    .withPool(device.pool())
+                    .withDevice(device.device())
+                    .withShareID(device.shareId())
+                    .withConditions(ready)
+                    .withData(Map.of("uuid", device.uuid()))
+                    .build());
+          }
+          return ours;
+        });
+  }
+
+  @Override
+  public void clearPrepared(ClaimRef ref) {
+    updateOurStatus(ref, claim -> List.of());
+  }
+
+  /**
+   * Replaces our driver's entries in {@code status.devices}, keeping other drivers' entries;
+   * retried on a write conflict. The status is informative, so failing to write it is logged, not
+   * fatal.
+   */
+  private void updateOurStatus(
+      ClaimRef ref, Function<ResourceClaim, List<AllocatedDeviceStatus>> ours) {
+    var claims =
+        client.dynamicResourceAllocation().v1().resourceClaims().inNamespace(ref.namespace());
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      try {
+        ResourceClaim claim = claims.withName(ref.name()).get();
+        if (claim == null
+            || !ref.uid().equals(claim.getMetadata().getUid())
+            || claim.getStatus() == null) {
+          return;
+        }
+        List<AllocatedDeviceStatus> current =
+            claim.getStatus().getDevices() == null ? List.of() : claim.getStatus().getDevices();
+        var next = new ArrayList<AllocatedDeviceStatus>();
+        current.stream().filter(d -> !driverName.equals(d.getDriver())).forEach(next::add);
+        next.addAll(ours.apply(claim));
+        if (next.equals(current)) {
+          return;
+        }
+        claim.getStatus().setDevices(next);
+        claims.resource(claim).updateStatus();
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+          return;
+        }
+        if (e.getCode() != HttpURLConnection.HTTP_CONFLICT || attempt == ATTEMPTS) {
+          LOG.atWarn()
+              .addKeyValue("claim.uid", ref.uid())
+              .addKeyValue("claim.namespace", ref.namespace())
+              .addKeyValue("claim.name", ref.name())
+              .setCause(e)
+              .log("cannot write the claim's device status");
+          return;
+        }
+      }
+    }
+  }
+}

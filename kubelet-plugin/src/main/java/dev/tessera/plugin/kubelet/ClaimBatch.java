@@ -1,0 +1,91 @@
+package dev.tessera.plugin.kubelet;
+
+import dev.tessera.plugin.prepare.ClaimRef;
+import dev.tessera.plugin.prepare.DeviceState;
+import dev.tessera.plugin.prepare.PrepareException;
+import dev.tessera.plugin.prepare.PreparedDevice;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What both DRA API versions do with a batch of claims: each claim on its own, so one bad claim
+ * never fails the others, with its outcome counted and timed.
+ */
+public final class ClaimBatch {
+  private static final Logger LOG = LoggerFactory.getLogger(ClaimBatch.class);
+
+  private final DeviceState state;
+  private final MeterRegistry metrics;
+
+  public ClaimBatch(DeviceState state, MeterRegistry metrics) {
+    this.state = state;
+    this.metrics = metrics;
+  }
+
+  /** The outcome of one claim: its devices, or the error the kubelet should show. */
+  public sealed interface Outcome {
+    record Prepared(List<PreparedDevice> devices) implements Outcome {}
+
+    record Done() implements Outcome {}
+
+    record Failed(String error) implements Outcome {}
+  }
+
+  public Map<String, Outcome> prepare(List<ClaimRef> claims) {
+    var outcomes = new LinkedHashMap<String, Outcome>();
+    for (ClaimRef claim : claims) {
+      Timer.Sample sample = Timer.start(metrics);
+      Outcome outcome;
+      try {
+        outcome = new Outcome.Prepared(state.prepare(claim));
+      } catch (PrepareException | RuntimeException e) {
+        outcome = failed("prepare", claim, e);
+      }
+      sample.stop(timer("tessera.claims.prepare", outcome));
+      outcomes.put(claim.uid(), outcome);
+    }
+    return outcomes;
+  }
+
+  public Map<String, Outcome> unprepare(List<ClaimRef> claims) {
+    var outcomes = new LinkedHashMap<String, Outcome>();
+    for (ClaimRef claim : claims) {
+      Timer.Sample sample = Timer.start(metrics);
+      Outcome outcome;
+      try {
+        state.unprepare(claim);
+        outcome = new Outcome.Done();
+      } catch (PrepareException | RuntimeException e) {
+        outcome = failed("unprepare", claim, e);
+      }
+      sample.stop(timer("tessera.claims.unprepare", outcome));
+      outcomes.put(claim.uid(), outcome);
+    }
+    return outcomes;
+  }
+
+  private static Outcome failed(String what, ClaimRef claim, Exception e) {
+    String error = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    LOG.atWarn()
+        .addKeyValue("claim.uid", claim.uid())
+        .addKeyValue("claim.namespace", claim.namespace())
+        .addKeyValue("claim.name", claim.name())
+        .setCause(e instanceof PrepareException ? null : e)
+        .log(what + " failed: " + error);
+    return new Outcome.Failed(error);
+  }
+
+  private Timer timer(String name, Outcome outcome) {
+    String result = outcome instanceof Outcome.Failed ? "error" : "success";
+    return Timer.builder(name)
+        .description("Time to " + name.substring(name.lastIndexOf('.') + 1) + " one claim")
+        .tag("outcome", result)
+        .publishPercentileHistogram()
+        .register(metrics);
+  }
+}

@@ -1,0 +1,82 @@
+package dev.tessera.plugin.kubelet;
+
+import dev.tessera.api.kubelet.dra.v1beta1.Claim;
+import dev.tessera.api.kubelet.dra.v1beta1.DRAPluginGrpc;
+import dev.tessera.api.kubelet.dra.v1beta1.Device;
+import dev.tessera.api.kubelet.dra.v1beta1.NodePrepareResourceResponse;
+import dev.tessera.api.kubelet.dra.v1beta1.NodePrepareResourcesRequest;
+import dev.tessera.api.kubelet.dra.v1beta1.NodePrepareResourcesResponse;
+import dev.tessera.api.kubelet.dra.v1beta1.NodeUnprepareResourceResponse;
+import dev.tessera.api.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest;
+import dev.tessera.api.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse;
+import dev.tessera.plugin.kubelet.ClaimBatch.Outcome;
+import dev.tessera.plugin.prepare.ClaimRef;
+import dev.tessera.plugin.prepare.PreparedDevice;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+
+/**
+ * The kubelet's DRA v1beta1 API (kubelet 1.32+; no share IDs), translated to and from {@link
+ * ClaimBatch}.
+ */
+public final class DraV1beta1Service extends DRAPluginGrpc.DRAPluginImplBase {
+  private final ClaimBatch batch;
+
+  public DraV1beta1Service(ClaimBatch batch) {
+    this.batch = batch;
+  }
+
+  @Override
+  public void nodePrepareResources(
+      NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> response) {
+    var reply = NodePrepareResourcesResponse.newBuilder();
+    batch
+        .prepare(refs(request.getClaimsList()))
+        .forEach((uid, outcome) -> reply.putClaims(uid, prepared(outcome)));
+    response.onNext(reply.build());
+    response.onCompleted();
+  }
+
+  @Override
+  public void nodeUnprepareResources(
+      NodeUnprepareResourcesRequest request,
+      StreamObserver<NodeUnprepareResourcesResponse> response) {
+    var reply = NodeUnprepareResourcesResponse.newBuilder();
+    batch
+        .unprepare(refs(request.getClaimsList()))
+        .forEach(
+            (uid, outcome) ->
+                reply.putClaims(
+                    uid,
+                    NodeUnprepareResourceResponse.newBuilder()
+                        .setError(outcome instanceof Outcome.Failed f ? f.error() : "")
+                        .build()));
+    response.onNext(reply.build());
+    response.onCompleted();
+  }
+
+  private static NodePrepareResourceResponse prepared(Outcome outcome) {
+    var result = NodePrepareResourceResponse.newBuilder();
+    switch (outcome) {
+      case Outcome.Prepared p -> p.devices().forEach(d -> result.addDevices(device(d)));
+      case Outcome.Failed f -> result.setError(f.error());
+      case Outcome.Done d -> {}
+    }
+    return result.build();
+  }
+
+  private static Device device(PreparedDevice d) {
+    return Device.newBuilder()
+        .addAllRequestNames(d.requestNames())
+        .setPoolName(d.pool())
+        .setDeviceName(d.device())
+        .addAllCdiDeviceIds(d.cdiDeviceIds())
+        .build();
+  }
+
+  private static List<ClaimRef> refs(List<Claim> claims) {
+    return claims.stream()
+        .map(c -> new ClaimRef(c.getNamespace(), c.getName(), c.getUid()))
+        .toList();
+  }
+}

@@ -1,0 +1,84 @@
+package dev.tessera.plugin.kubelet;
+
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A gRPC server on a Unix domain socket, as the kubelet dials its plugins. Uses netty's epoll
+ * transport where the native library loads, else the JDK's own Unix sockets.
+ */
+public final class UnixSocketServer implements AutoCloseable {
+  private final Path socket;
+  private final Server server;
+  private final EventLoopGroup group;
+
+  private UnixSocketServer(Path socket, Server server, EventLoopGroup group) {
+    this.socket = socket;
+    this.server = server;
+    this.group = group;
+  }
+
+  /** Replaces a stale socket file left by an earlier process and starts serving. */
+  public static UnixSocketServer start(Path socket, List<BindableService> services)
+      throws IOException {
+    Files.createDirectories(socket.toAbsolutePath().getParent());
+    Files.deleteIfExists(socket);
+    NettyServerBuilder builder;
+    EventLoopGroup group;
+    if (Epoll.isAvailable()) {
+      group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+      builder =
+          NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+              .channelType(EpollServerDomainSocketChannel.class);
+    } else {
+      group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+      builder =
+          NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(socket))
+              .channelType(NioServerDomainSocketChannel.class);
+    }
+    builder.bossEventLoopGroup(group).workerEventLoopGroup(group);
+    services.forEach(builder::addService);
+    try {
+      return new UnixSocketServer(socket, builder.build().start(), group);
+    } catch (IOException | RuntimeException e) {
+      group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      throw e;
+    }
+  }
+
+  public Path socket() {
+    return socket;
+  }
+
+  /** Stops serving and removes the socket, which tells the kubelet the plugin is gone. */
+  @Override
+  public void close() throws IOException {
+    try {
+      server.shutdown();
+      if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+        server.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      server.shutdownNow();
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      Files.deleteIfExists(socket);
+    }
+  }
+}

@@ -1,0 +1,214 @@
+package dev.tessera.plugin.prepare;
+
+import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.plugin.cdi.CdiSpecBuilder;
+import dev.tessera.plugin.cdi.CdiSpecWriter;
+import dev.tessera.plugin.checkpoint.Checkpoint;
+import dev.tessera.plugin.checkpoint.CheckpointStore;
+import dev.tessera.plugin.checkpoint.ClaimEntry;
+import dev.tessera.plugin.checkpoint.ClaimState;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Owns the prepared claims of this node: one lock serializes every prepare and unprepare, the
+ * checkpoint records each claim in two phases (started before any device work or CDI file exists,
+ * completed after), and any failure rolls back what was done so nothing is left half made.
+ */
+public final class DeviceState {
+  private static final Logger LOG = LoggerFactory.getLogger(DeviceState.class);
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final ClaimSource claims;
+  private final ClaimPlanner planner;
+  private final Supplier<NodeInventory> inventory;
+  private final CdiSpecBuilder cdiBuilder;
+  private final DeviceEditsResolver deviceEdits;
+  private final CdiSpecWriter cdiWriter;
+  private final CheckpointStore store;
+  private Checkpoint checkpoint;
+
+  public DeviceState(
+      ClaimSource claims,
+      ClaimPlanner planner,
+      Supplier<NodeInventory> inventory,
+      CdiSpecBuilder cdiBuilder,
+      DeviceEditsResolver deviceEdits,
+      CdiSpecWriter cdiWriter,
+      CheckpointStore store,
+      String bootId) {
+    this.claims = claims;
+    this.planner = planner;
+    this.inventory = inventory;
+    this.cdiBuilder = cdiBuilder;
+    this.deviceEdits = deviceEdits;
+    this.cdiWriter = cdiWriter;
+    this.store = store;
+    this.checkpoint = store.load(bootId);
+  }
+
+  /**
+   * Removes CDI specs of ours that no checkpointed claim accounts for (left by an operator or an
+   * older installation); a claim in the checkpoint keeps its spec until it is unprepared.
+   */
+  public void sweepOrphanSpecs() throws IOException {
+    lock.lock();
+    try {
+      for (String uid : cdiWriter.claimUidsWithSpecs()) {
+        if (!checkpoint.claims().containsKey(uid)) {
+          LOG.atWarn().addKeyValue("claim.uid", uid).log("removing CDI spec of unknown claim");
+          cdiWriter.delete(uid);
+        }
+      }
+      store.save(checkpoint);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The devices prepared for the claim; the same answer again when it is already prepared. */
+  public List<PreparedDevice> prepare(ClaimRef ref) throws PrepareException {
+    lock.lock();
+    try (var mdc = ClaimLogContext.of(ref)) {
+      ClaimEntry existing = checkpoint.claims().get(ref.uid());
+      if (existing != null && existing.state() == ClaimState.PrepareCompleted) {
+        LOG.debug("claim already prepared");
+        return existing.devices();
+      }
+      if (existing != null) {
+        LOG.info("claim was started but not completed; rolling back before preparing again");
+        rollBack(ref);
+      }
+      ResourceClaim claim =
+          claims
+              .get(ref.namespace(), ref.name())
+              .orElseThrow(
+                  () -> new PrepareException("claim " + ref + " not found in the API server"));
+      List<PlannedDevice> plan = planner.plan(ref, claim, inventory.get(), checkpoint);
+      List<PreparedDevice> prepared = prepared(ref, plan);
+      save(checkpoint.with(ref.uid(), entry(ref, ClaimState.PrepareStarted, prepared)));
+      try {
+        var edits = deviceEdits.resolve(plan);
+        cdiWriter.write(ref.uid(), cdiBuilder.build(ref.uid(), edits));
+        save(checkpoint.with(ref.uid(), entry(ref, ClaimState.PrepareCompleted, prepared)));
+      } catch (IOException | PrepareException | RuntimeException e) {
+        LOG.atWarn().setCause(e).log("prepare failed; rolling back");
+        rollBack(ref);
+        throw e instanceof PrepareException p
+            ? p
+            : new PrepareException("claim " + ref + ": prepare failed: " + e.getMessage(), e);
+      }
+      claims.reportPrepared(ref, prepared);
+      LOG.atInfo().addKeyValue("devices", prepared.size()).log("claim prepared");
+      return prepared;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Undoes the claim's preparation; a claim we never prepared is already unprepared. */
+  public void unprepare(ClaimRef ref) throws PrepareException {
+    lock.lock();
+    try (var mdc = ClaimLogContext.of(ref)) {
+      if (!checkpoint.claims().containsKey(ref.uid())) {
+        deleteSpec(ref);
+        LOG.debug("claim not prepared here; nothing to undo");
+        return;
+      }
+      rollBack(ref);
+      claims.clearPrepared(ref);
+      LOG.info("claim unprepared");
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Claims currently in the checkpoint, by UID (for metrics and tests). */
+  public Checkpoint checkpoint() {
+    lock.lock();
+    try {
+      return checkpoint;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void rollBack(ClaimRef ref) throws PrepareException {
+    deleteSpec(ref);
+    save(checkpoint.without(ref.uid()));
+  }
+
+  private void deleteSpec(ClaimRef ref) throws PrepareException {
+    try {
+      cdiWriter.delete(ref.uid());
+    } catch (IOException e) {
+      throw new PrepareException("claim " + ref + ": cannot remove CDI spec: " + e.getMessage(), e);
+    }
+  }
+
+  private void save(Checkpoint next) throws PrepareException {
+    try {
+      store.save(next);
+      checkpoint = next;
+    } catch (IOException e) {
+      throw new PrepareException(
+          "cannot write checkpoint " + store.file() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * One prepared device per device name; a device allocated for several requests lists them all.
+   */
+  private List<PreparedDevice> prepared(ClaimRef ref, List<PlannedDevice> plan) {
+    Map<String, PreparedDevice> byName = new LinkedHashMap<>();
+    for (PlannedDevice device : plan) {
+      String name = device.name().value();
+      PreparedDevice earlier = byName.get(name);
+      List<String> requests = new ArrayList<>(earlier == null ? List.of() : earlier.requestNames());
+      if (!requests.contains(device.baseRequest())) {
+        requests.add(device.baseRequest());
+      }
+      byName.put(
+          name,
+          new PreparedDevice(
+              requests,
+              device.pool(),
+              name,
+              List.of(cdiBuilder.deviceId(ref.uid(), name)),
+              device.uuid(),
+              device.config().sharing().strategy(),
+              device.shareId()));
+    }
+    return List.copyOf(byName.values());
+  }
+
+  private static ClaimEntry entry(ClaimRef ref, ClaimState state, List<PreparedDevice> devices) {
+    return new ClaimEntry(state, ref.namespace(), ref.name(), devices);
+  }
+
+  /** Puts the claim's identity on every log line written while it is being worked on. */
+  private record ClaimLogContext(ClaimRef ref) implements AutoCloseable {
+    static ClaimLogContext of(ClaimRef ref) {
+      MDC.put("claim.uid", ref.uid());
+      MDC.put("claim.namespace", ref.namespace());
+      MDC.put("claim.name", ref.name());
+      return new ClaimLogContext(ref);
+    }
+
+    @Override
+    public void close() {
+      MDC.remove("claim.uid");
+      MDC.remove("claim.namespace");
+      MDC.remove("claim.name");
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package dev.tessera.plugin.prepare;
+
+import java.util.List;
+
+/**
+ * One device prepared for a claim: what the kubelet gets back, and what the checkpoint keeps so a
+ * re-prepare returns the same answer and an unprepare knows what to undo.
+ *
+ * @param requestNames the claim's requests the device was allocated for (base names)
+ * @param uuid the GPU or MIG device UUID
+ * @param sharing the sharing strategy the device was prepared with
+ * @param shareId set when allocated from a device that allows multiple allocations
+ */
+public record PreparedDevice(
+    List<String> requestNames,
+    String pool,
+    String device,
+    List<String> cdiDeviceIds,
+    String uuid,
+    String sharing,
+    String shareId) {
+  public PreparedDevice {
+    requestNames = List.copyOf(requestNames);
+    cdiDeviceIds = List.copyOf(cdiDeviceIds);
+  }
+}

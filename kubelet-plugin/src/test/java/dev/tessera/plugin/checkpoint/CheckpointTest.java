@@ -1,0 +1,70 @@
+package dev.tessera.plugin.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tessera.plugin.prepare.PreparedDevice;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
+
+class CheckpointTest {
+  @TempDir Path dir;
+
+  private static final PreparedDevice GPU0 =
+      new PreparedDevice(
+          List.of("gpu"),
+          "node-a",
+          "gpu-0",
+          List.of("k8s.gpu.tessera.dev/claim=u-gpu-0"),
+          "GPU-0",
+          "Exclusive",
+          null);
+
+  @Test
+  void claimsMoveThroughTwoPhasesAndLeave() {
+    var started = new ClaimEntry(ClaimState.PrepareStarted, "ns", "c", List.of(GPU0));
+    var cp = Checkpoint.empty("boot-1").with("u", started);
+    assertThat(cp.claims().get("u").state()).isEqualTo(ClaimState.PrepareStarted);
+    cp = cp.with("u", started.withState(ClaimState.PrepareCompleted));
+    assertThat(cp.claims().get("u").state()).isEqualTo(ClaimState.PrepareCompleted);
+    assertThat(cp.without("u").claims()).isEmpty();
+  }
+
+  @Test
+  void aRebootDemotesCompletedClaimsSoTheyArePreparedAgain() {
+    var cp =
+        Checkpoint.empty("boot-1")
+            .with("u", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "c", List.of(GPU0)));
+    assertThat(cp.inBoot("boot-1")).isSameAs(cp);
+    var rebooted = cp.inBoot("boot-2");
+    assertThat(rebooted.bootId()).isEqualTo("boot-2");
+    assertThat(rebooted.claims().get("u").state()).isEqualTo(ClaimState.PrepareStarted);
+    assertThat(rebooted.claims().get("u").devices()).containsExactly(GPU0);
+  }
+
+  @Test
+  void theStoreRoundTripsAndReportsCorruption() throws Exception {
+    var store =
+        new CheckpointStore(dir.resolve("sub/checkpoint.json"), JsonMapper.builder().build());
+    assertThat(store.load("boot-1").claims()).isEmpty();
+    var cp =
+        Checkpoint.empty("boot-1")
+            .with("u", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "c", List.of(GPU0)));
+    store.save(cp);
+    assertThat(store.load("boot-1")).isEqualTo(cp);
+    assertThat(Files.readString(store.file()))
+        .contains("\"apiVersion\":\"checkpoint.gpu.tessera.dev/v1\"");
+    try (var files = Files.list(store.file().getParent())) {
+      assertThat(files).containsExactly(store.file());
+    }
+
+    Files.writeString(store.file(), "{\"apiVersion\":");
+    assertThatThrownBy(() -> store.load("boot-1")).hasMessageContaining("is corrupt");
+    Files.writeString(store.file(), "{\"apiVersion\":\"v0\",\"bootId\":\"b\",\"claims\":{}}");
+    assertThatThrownBy(() -> store.load("boot-1")).hasMessageContaining("has apiVersion v0");
+  }
+}
