@@ -1,0 +1,214 @@
+package dev.tessera.plugin.prepare;
+
+import static dev.tessera.plugin.Fixtures.DRIVER;
+import static dev.tessera.plugin.Fixtures.NODE;
+import static dev.tessera.plugin.Fixtures.claim;
+import static dev.tessera.plugin.Fixtures.inventory;
+import static dev.tessera.plugin.Fixtures.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tessera.api.config.OpaqueConfigDecoder;
+import dev.tessera.plugin.cdi.CdiSpec;
+import dev.tessera.plugin.cdi.CdiSpecBuilder;
+import dev.tessera.plugin.cdi.CdiSpecWriter;
+import dev.tessera.plugin.cdi.NodePaths;
+import dev.tessera.plugin.checkpoint.Checkpoint;
+import dev.tessera.plugin.checkpoint.CheckpointStore;
+import dev.tessera.plugin.checkpoint.ClaimEntry;
+import dev.tessera.plugin.checkpoint.ClaimState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+class DeviceStateTest {
+  @TempDir Path root;
+  private final JsonMapper json = JsonMapper.builder().build();
+  private final FakeClaimSource claims = new FakeClaimSource();
+  private final ClaimRef ref = new ClaimRef("default", "c1", "uid-1");
+  private CdiSpecWriter cdi;
+  private CheckpointStore store;
+
+  @BeforeEach
+  void driverRoot() throws Exception {
+    Files.createDirectories(root.resolve("dev"));
+    Files.createFile(root.resolve("dev/nvidiactl"));
+    Files.createDirectories(root.resolve("proc/driver/nvidia/capabilities/gpu1/mig/gi3/ci0"));
+    Files.writeString(
+        root.resolve("proc/driver/nvidia/capabilities/gpu1/mig/gi3/access"),
+        "DeviceFileMinor: 30\n");
+    Files.writeString(
+        root.resolve("proc/driver/nvidia/capabilities/gpu1/mig/gi3/ci0/access"),
+        "DeviceFileMinor: 31\n");
+    cdi = new CdiSpecWriter(root.resolve("cdi"), DRIVER, json);
+    store = new CheckpointStore(root.resolve("data/checkpoint.json"), json);
+  }
+
+  private DeviceState state(String bootId) {
+    var paths = NodePaths.forDriverRoot(root);
+    var common =
+        new CdiSpec.ContainerEdits(
+            List.of("NVIDIA_VISIBLE_DEVICES=void"),
+            List.of(paths.deviceNode("/dev/nvidiactl")),
+            List.of());
+    return new DeviceState(
+        claims,
+        new ClaimPlanner(
+            DRIVER,
+            NODE,
+            new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity())),
+        () -> inventory(2),
+        new CdiSpecBuilder(DRIVER, common),
+        new DeviceEditsResolver(paths),
+        cdi,
+        store,
+        bootId);
+  }
+
+  @Test
+  void prepareWritesTheSpecAndCompletesTheClaim() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    var devices = state("b1").prepare(ref);
+
+    assertThat(devices)
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.device()).isEqualTo("gpu-0");
+              assertThat(d.uuid()).isEqualTo("GPU-00000000");
+              assertThat(d.requestNames()).containsExactly("gpu");
+              assertThat(d.cdiDeviceIds()).containsExactly("k8s.gpu.tessera.dev/claim=uid-1-gpu-0");
+            });
+    JsonNode spec = json.readTree(Files.readString(cdi.specFile("uid-1")));
+    assertThat(spec.get("devices").get(0).get("name").asString()).isEqualTo("uid-1-gpu-0");
+    assertThat(
+            spec.get("devices")
+                .get(0)
+                .get("containerEdits")
+                .get("deviceNodes")
+                .get(0)
+                .get("hostPath")
+                .asString())
+        .isEqualTo(root.resolve("dev/nvidia0").toString());
+    assertThat(store.load("b1").claims().get("uid-1").state())
+        .isEqualTo(ClaimState.PrepareCompleted);
+    assertThat(claims.reported.get("uid-1")).isEqualTo(devices);
+  }
+
+  @Test
+  void aPreparedClaimGetsTheSameAnswerWithoutAskingTheApiServer() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    var first = state("b1").prepare(ref);
+    claims.claims.clear();
+    var restarted = state("b1");
+    assertThat(restarted.prepare(ref)).isEqualTo(first);
+    assertThat(claims.gets).isEqualTo(1);
+  }
+
+  @Test
+  void aClaimStartedBeforeACrashIsRolledBackAndRedone() throws Exception {
+    var stale =
+        new PreparedDevice(
+            List.of("gpu"), NODE, "gpu-1", List.of("x"), "GPU-00000001", "Exclusive", null);
+    store.save(
+        Checkpoint.empty("b1")
+            .with(
+                "uid-1",
+                new ClaimEntry(ClaimState.PrepareStarted, "default", "c1", List.of(stale))));
+    Files.createDirectories(root.resolve("cdi"));
+    Files.writeString(cdi.specFile("uid-1"), "{half written by the crashed process}");
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+
+    var devices = state("b1").prepare(ref);
+
+    assertThat(devices).extracting(PreparedDevice::device).containsExactly("gpu-0");
+    assertThat(Files.readString(cdi.specFile("uid-1"))).contains("uid-1-gpu-0");
+    assertThat(store.load("b1").claims().get("uid-1").state())
+        .isEqualTo(ClaimState.PrepareCompleted);
+  }
+
+  @Test
+  void afterARebootAPreparedClaimIsPreparedAgain() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    state("b1").prepare(ref);
+    Files.delete(cdi.specFile("uid-1")); // /var/run is a tmpfs: gone after the reboot
+
+    state("b2").prepare(ref);
+
+    assertThat(cdi.specFile("uid-1")).exists();
+    assertThat(claims.gets).isEqualTo(2);
+    assertThat(store.load("b2").bootId()).isEqualTo("b2");
+  }
+
+  @Test
+  void aFailedPrepareLeavesNoSpecAndNoEntry() throws Exception {
+    // The driver announces no capability node for this MIG device's compute instance.
+    Files.delete(root.resolve("proc/driver/nvidia/capabilities/gpu1/mig/gi3/ci0/access"));
+    claims.put(claim("uid-1", "c1", List.of(result("mig", "gpu-1-mig-1g10gb-0")), List.of()));
+    var state = state("b1");
+
+    assertThatThrownBy(() -> state.prepare(ref))
+        .hasMessageContaining("no capability node for compute instance 0");
+
+    assertThat(cdi.specFile("uid-1")).doesNotExist();
+    assertThat(store.load("b1").claims()).isEmpty();
+    assertThat(claims.reported).isEmpty();
+  }
+
+  @Test
+  void aMigDeviceBringsItsCapabilityNodes() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("mig", "gpu-1-mig-1g10gb-0")), List.of()));
+    state("b1").prepare(ref);
+    JsonNode nodes =
+        json.readTree(Files.readString(cdi.specFile("uid-1")))
+            .get("devices")
+            .get(0)
+            .get("containerEdits")
+            .get("deviceNodes");
+    assertThat(nodes.findValuesAsString("path"))
+        .containsExactly(
+            "/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap30", "/dev/nvidia-caps/nvidia-cap31");
+  }
+
+  @Test
+  void aMissingClaimIsAnErrorThatLeavesNothing() {
+    var state = state("b1");
+    assertThatThrownBy(() -> state.prepare(ref))
+        .hasMessageContaining("not found in the API server");
+    assertThat(cdi.specFile("uid-1")).doesNotExist();
+    assertThat(state.checkpoint().claims()).isEmpty();
+  }
+
+  @Test
+  void unprepareUndoesEverythingAndForgetsTheClaim() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    var state = state("b1");
+    state.prepare(ref);
+    claims.claims.clear(); // already deleted from the API server
+
+    state.unprepare(ref);
+
+    assertThat(cdi.specFile("uid-1")).doesNotExist();
+    assertThat(store.load("b1").claims()).isEmpty();
+    assertThat(claims.cleared).containsExactly("uid-1");
+    state.unprepare(ref); // again: nothing to do, no error
+  }
+
+  @Test
+  void specsOfClaimsNobodyKnowsAreSweptAtStart() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    var state = state("b1");
+    state.prepare(ref);
+    Files.writeString(cdi.specFile("uid-orphan"), "{}");
+
+    state.sweepOrphanSpecs();
+
+    assertThat(cdi.claimUidsWithSpecs()).containsExactly("uid-1");
+  }
+}

@@ -1,0 +1,37 @@
+package dev.tessera.plugin.prepare;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Claims in a map, and a record of what was reported; for unit tests of {@link DeviceState}. */
+final class FakeClaimSource implements ClaimSource {
+  final Map<String, ResourceClaim> claims = new HashMap<>();
+  final Map<String, List<PreparedDevice>> reported = new HashMap<>();
+  final List<String> cleared = new ArrayList<>();
+  int gets;
+
+  void put(ResourceClaim claim) {
+    claims.put(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName(), claim);
+  }
+
+  @Override
+  public Optional<ResourceClaim> get(String namespace, String name) {
+    gets++;
+    return Optional.ofNullable(claims.get(namespace + "/" + name));
+  }
+
+  @Override
+  public void reportPrepared(ClaimRef claim, List<PreparedDevice> devices) {
+    reported.put(claim.uid(), devices);
+  }
+
+  @Override
+  public void clearPrepared(ClaimRef claim) {
+    reported.remove(claim.uid());
+    cleared.add(claim.uid());
+  }
+}
