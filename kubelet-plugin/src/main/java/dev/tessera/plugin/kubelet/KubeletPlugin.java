@@ -4,7 +4,7 @@ import dev.tessera.plugin.config.PluginConfig;
 import dev.tessera.plugin.prepare.DeviceState;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.event.ApplicationEventListener;
-import io.micronaut.runtime.event.ApplicationStartupEvent;
+import io.micronaut.context.event.StartupEvent;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * registration socket first so the kubelet stops sending work before the DRA server goes.
  */
 @Context
-public class KubeletPlugin implements ApplicationEventListener<ApplicationStartupEvent> {
+public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletPlugin.class);
 
   private final PluginConfig config;
@@ -45,7 +45,7 @@ public class KubeletPlugin implements ApplicationEventListener<ApplicationStartu
   }
 
   @Override
-  public void onApplicationEvent(ApplicationStartupEvent event) {
+  public void onApplicationEvent(StartupEvent event) {
     try {
       state.sweepOrphanSpecs();
       draServer =

@@ -1,0 +1,30 @@
+# Shared by the hack/ scripts: pick the newest JDK on the machine and make sure gcc/make exist.
+
+# The newest JDK under /usr/lib/jvm (by its major version), unless JAVA_HOME is already set to one.
+tessera_pick_jdk() {
+  if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/javac" ]; then return; fi
+  local best="" best_major=0 dir major
+  for dir in /usr/lib/jvm/*/; do
+    dir=${dir%/}
+    [ -x "$dir/bin/javac" ] || continue
+    major=$("$dir/bin/java" -XshowSettings:properties -version 2>&1 \
+      | awk -F'= ' '/java.specification.version/ {print $2}' | cut -d. -f1)
+    [ -n "$major" ] || continue
+    if [ "$major" -gt "$best_major" ]; then best="$dir"; best_major=$major; fi
+  done
+  if [ -z "$best" ]; then echo "no JDK under /usr/lib/jvm" >&2; return 1; fi
+  if [ "$best_major" -lt 21 ]; then echo "Tessera needs JDK 21+, newest found is $best_major" >&2; return 1; fi
+  export JAVA_HOME="$best"
+  export PATH="$JAVA_HOME/bin:$PATH"
+}
+
+# gcc and make build the NVML simulator.
+tessera_need_build_tools() {
+  if command -v gcc >/dev/null && command -v make >/dev/null; then return; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make libc6-dev >/dev/null
+  else
+    echo "gcc and make are needed to build the NVML simulator" >&2; return 1
+  fi
+}

@@ -1,0 +1,36 @@
+package dev.tessera.plugin.config;
+
+import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.plugin.discovery.GpuDiscovery;
+import dev.tessera.plugin.nvml.JnaNvml;
+import dev.tessera.plugin.nvml.Nvml;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Factory;
+import jakarta.inject.Singleton;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Opens NVML from the driver root once, for the life of the process, and discovers the GPUs. */
+@Factory
+public class NvmlFactory {
+  private static final Logger LOG = LoggerFactory.getLogger(NvmlFactory.class);
+
+  @Singleton
+  @Bean(preDestroy = "close")
+  Nvml nvml(PluginConfig config) {
+    return JnaNvml.open(Path.of(config.driverRoot()));
+  }
+
+  /** The inventory seen at start-up; MIG devices that prepare creates are tracked by prepare. */
+  @Singleton
+  Supplier<NodeInventory> inventory(Nvml nvml) {
+    NodeInventory inventory = new GpuDiscovery(nvml).discover();
+    LOG.atInfo()
+        .addKeyValue("gpus", inventory.gpus().size())
+        .addKeyValue("driverVersion", inventory.driverVersion())
+        .log("discovered GPUs");
+    return () -> inventory;
+  }
+}

@@ -1,0 +1,319 @@
+package dev.tessera.plugin.it;
+
+import static dev.tessera.plugin.Fixtures.claim;
+import static dev.tessera.plugin.Fixtures.claimOnNode;
+import static dev.tessera.plugin.Fixtures.config;
+import static dev.tessera.plugin.Fixtures.gpuConfig;
+import static dev.tessera.plugin.Fixtures.result;
+import static dev.tessera.plugin.it.PluginHarness.DRIVER;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.api.kubelet.dra.v1.Claim;
+import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
+import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
+import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import dev.tessera.plugin.checkpoint.Checkpoint;
+import dev.tessera.plugin.checkpoint.ClaimEntry;
+import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.checkpoint.CheckpointStore;
+import dev.tessera.plugin.kubelet.KubeletPlugin;
+import dev.tessera.plugin.prepare.PreparedDevice;
+import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The plugin as the kubelet sees it: real Unix sockets, real NVML binding on the simulator (H100 x4,
+ * GPU 3 in MIG mode with a 3g.40gb device at slice 4), claims read from an API server.
+ */
+class KubeletContractIT {
+  @TempDir Path dir;
+  private final JsonMapper json = JsonMapper.builder().build();
+  private MockApiServer api;
+  private PluginHarness plugin;
+
+  @BeforeEach
+  void start() throws Exception {
+    Path root =
+        SimulatedNode.layOut(
+            dir.resolve("driver-root"), "H100-SXM5-80GB", 4, "--mig-enabled", "3", "--mig", "3:9@4");
+    api = new MockApiServer();
+    plugin = new PluginHarness(dir.resolve("node"), root, api).start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    plugin.close();
+    api.close();
+  }
+
+  private static Claim ref(ResourceClaim claim) {
+    return Claim.newBuilder()
+        .setNamespace(claim.getMetadata().getNamespace())
+        .setName(claim.getMetadata().getName())
+        .setUid(claim.getMetadata().getUid())
+        .build();
+  }
+
+  private Map<String, NodePrepareResourceResponse> prepare(ResourceClaim... claims) {
+    var request = NodePrepareResourcesRequest.newBuilder();
+    for (ResourceClaim claim : claims) {
+      request.addClaims(ref(claim));
+    }
+    return plugin.kubelet().v1().nodePrepareResources(request.build()).getClaimsMap();
+  }
+
+  private String unprepare(ResourceClaim claim) {
+    return plugin
+        .kubelet()
+        .v1()
+        .nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addClaims(ref(claim)).build())
+        .getClaimsMap()
+        .get(claim.getMetadata().getUid())
+        .getError();
+  }
+
+  private Checkpoint checkpoint() {
+    return new CheckpointStore(plugin.checkpointFile(), json).load("boot-1");
+  }
+
+  @Test
+  void registersAsADraPluginSpeakingV1First() {
+    var info = plugin.kubelet().getInfo();
+    assertThat(info.getType()).isEqualTo("DRAPlugin");
+    assertThat(info.getName()).isEqualTo(DRIVER);
+    assertThat(info.getEndpoint()).isEqualTo(plugin.draSocket().toAbsolutePath().toString());
+    assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
+
+    plugin.kubelet().notifyRegistration(true, "");
+    var registration = plugin.context().getBean(KubeletPlugin.class).registration().registered();
+    await().atMost(Duration.ofSeconds(5)).until(registration::isDone);
+    assertThat(plugin.fatalErrors).isEmpty();
+  }
+
+  @Test
+  void aRejectedRegistrationIsFatal() {
+    plugin.kubelet().notifyRegistration(false, "version not supported");
+    await().atMost(Duration.ofSeconds(5)).until(() -> !plugin.fatalErrors.isEmpty());
+    assertThat(plugin.fatalErrors).containsExactly("version not supported");
+  }
+
+  @Test
+  void preparesAndUnpreparesOneGpu() throws Exception {
+    var claim = plugin.create(claim("uid-one", "one", List.of(result("gpu", "gpu-0")), List.of()));
+
+    var response = prepare(claim).get("uid-one");
+
+    assertThat(response.getError()).isEmpty();
+    assertThat(response.getDevicesList()).singleElement().satisfies(d -> {
+      assertThat(d.getPoolName()).isEqualTo("node-a");
+      assertThat(d.getDeviceName()).isEqualTo("gpu-0");
+      assertThat(d.getRequestNamesList()).containsExactly("gpu");
+      assertThat(d.getCdiDeviceIdsList()).containsExactly("k8s.gpu.tessera.dev/claim=uid-one-gpu-0");
+      assertThat(d.hasShareId()).isFalse();
+    });
+    JsonNode spec = json.readTree(Files.readString(plugin.specFile("uid-one")));
+    assertThat(spec.get("kind").asString()).isEqualTo("k8s.gpu.tessera.dev/claim");
+    assertThat(spec.get("containerEdits").get("env").get(0).asString()).isEqualTo("NVIDIA_VISIBLE_DEVICES=void");
+    assertThat(spec.get("containerEdits").get("deviceNodes").findValuesAsString("path"))
+        .contains("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+    assertThat(spec.get("containerEdits").get("mounts").findValuesAsString("containerPath"))
+        .contains("/usr/bin/nvidia-smi")
+        .anyMatch(p -> p.startsWith("/usr/lib/x86_64-linux-gnu/libcuda.so."));
+    for (String hostPath : spec.findValuesAsString("hostPath")) {
+      assertThat(Path.of(hostPath)).exists();
+    }
+    String uuid = checkpoint().claims().get("uid-one").devices().get(0).uuid();
+    assertThat(uuid).startsWith("GPU-");
+
+    List<AllocatedDeviceStatus> status = readClaim(claim).getStatus().getDevices();
+    assertThat(status).singleElement().satisfies(s -> {
+      assertThat(s.getDriver()).isEqualTo(DRIVER);
+      assertThat(s.getDevice()).isEqualTo("gpu-0");
+      assertThat(s.getConditions()).singleElement().satisfies(c -> {
+        assertThat(c.getType()).isEqualTo("Ready");
+        assertThat(c.getStatus()).isEqualTo("True");
+      });
+      assertThat(json.writeValueAsString(s.getData())).contains(uuid);
+    });
+
+    assertThat(unprepare(claim)).isEmpty();
+    assertThat(plugin.specFile("uid-one")).doesNotExist();
+    assertThat(checkpoint().claims()).isEmpty();
+    assertThat(readClaim(claim).getStatus().getDevices()).isNullOrEmpty();
+  }
+
+  @Test
+  void preparesTwoGpusInOneClaim() throws Exception {
+    var claim =
+        plugin.create(
+            claim("uid-two", "two", List.of(result("gpus", "gpu-1"), result("gpus", "gpu-2")), List.of()));
+
+    var response = prepare(claim).get("uid-two");
+
+    assertThat(response.getError()).isEmpty();
+    assertThat(response.getDevicesList()).extracting(d -> d.getDeviceName()).containsExactly("gpu-1", "gpu-2");
+    JsonNode spec = json.readTree(Files.readString(plugin.specFile("uid-two")));
+    assertThat(spec.get("devices").findValuesAsString("path")).containsExactly("/dev/nvidia1", "/dev/nvidia2");
+    var uuids = checkpoint().claims().get("uid-two").devices().stream().map(PreparedDevice::uuid).toList();
+    assertThat(uuids).doesNotHaveDuplicates().allMatch(u -> u.startsWith("GPU-"));
+  }
+
+  @Test
+  void preparesAnExistingMigDeviceWithItsCapabilityNodes() throws Exception {
+    var claim = plugin.create(claim("uid-mig", "mig", List.of(result("mig", "gpu-3-mig-3g40gb-4")), List.of()));
+
+    var response = prepare(claim).get("uid-mig");
+
+    assertThat(response.getError()).isEmpty();
+    JsonNode device = json.readTree(Files.readString(plugin.specFile("uid-mig"))).get("devices").get(0);
+    List<String> paths = device.findValuesAsString("path");
+    assertThat(paths.get(0)).isEqualTo("/dev/nvidia3");
+    assertThat(paths.subList(1, 3)).allMatch(p -> p.startsWith("/dev/nvidia-caps/nvidia-cap"));
+    assertThat(checkpoint().claims().get("uid-mig").devices().get(0).uuid()).startsWith("MIG-");
+    assertThat(unprepare(claim)).isEmpty();
+  }
+
+  @Test
+  void speaksV1beta1Too() {
+    var claim = plugin.create(claim("uid-beta", "beta", List.of(result("gpu", "gpu-0")), List.of()));
+    var request =
+        dev.tessera.api.kubelet.dra.v1beta1.NodePrepareResourcesRequest.newBuilder()
+            .addClaims(
+                dev.tessera.api.kubelet.dra.v1beta1.Claim.newBuilder()
+                    .setNamespace("default")
+                    .setName("beta")
+                    .setUid(claim.getMetadata().getUid()))
+            .build();
+    var response = plugin.kubelet().v1beta1().nodePrepareResources(request).getClaimsMap().get("uid-beta");
+    assertThat(response.getError()).isEmpty();
+    assertThat(response.getDevicesList()).extracting(d -> d.getCdiDeviceIdsList().get(0))
+        .containsExactly("k8s.gpu.tessera.dev/claim=uid-beta-gpu-0");
+
+    var unprepare =
+        dev.tessera.api.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest.newBuilder()
+            .addClaims(request.getClaims(0))
+            .build();
+    assertThat(plugin.kubelet().v1beta1().nodeUnprepareResources(unprepare).getClaimsMap().get("uid-beta").getError())
+        .isEmpty();
+    assertThat(plugin.specFile("uid-beta")).doesNotExist();
+  }
+
+  @Test
+  void rePrepareReturnsTheSameAnswerAcrossARestart() throws Exception {
+    var claim = plugin.create(claim("uid-again", "again", List.of(result("gpu", "gpu-0")), List.of()));
+    var first = prepare(claim).get("uid-again");
+    plugin.stop();
+    api.client().resource(claim).delete(); // even the API server's copy is gone now
+    plugin.start();
+
+    assertThat(prepare(claim).get("uid-again")).isEqualTo(first);
+    assertThat(unprepare(claim)).isEmpty();
+    assertThat(plugin.specFile("uid-again")).doesNotExist();
+  }
+
+  @Test
+  void aClaimStartedWhenThePluginDiedIsRolledBackAndRedone() throws Exception {
+    plugin.stop();
+    var held = new PreparedDevice(List.of("gpu"), "node-a", "gpu-2", List.of("x"), "GPU-x", "Exclusive", null);
+    new CheckpointStore(plugin.checkpointFile(), json)
+        .save(Checkpoint.empty("boot-1")
+            .with("uid-crash", new ClaimEntry(ClaimState.PrepareStarted, "default", "crash", List.of(held))));
+    Files.createDirectories(plugin.cdiDir());
+    Files.writeString(plugin.specFile("uid-crash"), "{\"half\":");
+    var claim = plugin.create(claim("uid-crash", "crash", List.of(result("gpu", "gpu-0")), List.of()));
+    plugin.start();
+
+    var response = prepare(claim).get("uid-crash");
+
+    assertThat(response.getError()).isEmpty();
+    assertThat(response.getDevicesList()).extracting(d -> d.getDeviceName()).containsExactly("gpu-0");
+    assertThat(checkpoint().claims().get("uid-crash").state()).isEqualTo(ClaimState.PrepareCompleted);
+    assertThat(Files.readString(plugin.specFile("uid-crash"))).contains("uid-crash-gpu-0");
+  }
+
+  @Test
+  void eachBadClaimGetsItsOwnClearErrorAndLeavesNothingBehind() throws Exception {
+    var good = plugin.create(claim("uid-good", "good", List.of(result("gpu", "gpu-0")), List.of()));
+    var replaced = plugin.create(claim("uid-new", "replaced", List.of(result("gpu", "gpu-1")), List.of()));
+    var elsewhere =
+        plugin.create(claimOnNode("uid-far", "far", "node-b", List.of(result("gpu", "gpu-1")), List.of()));
+    var invalid =
+        plugin.create(
+            claim("uid-bad", "bad", List.of(result("gpu", "gpu-1")),
+                List.of(config("FromClaim", List.of(), gpuConfig("Sometimes")))));
+    var wholeMigGpu = plugin.create(claim("uid-whole", "whole", List.of(result("gpu", "gpu-3")), List.of()));
+    var taken = plugin.create(claim("uid-taken", "taken", List.of(result("gpu", "gpu-0")), List.of()));
+    var unallocated = claim("uid-unalloc", "unalloc", List.of(), List.of());
+    unallocated.getStatus().setAllocation(null);
+    unallocated = plugin.create(unallocated);
+
+    var request =
+        NodePrepareResourcesRequest.newBuilder()
+            .addClaims(ref(good))
+            .addClaims(Claim.newBuilder().setNamespace("default").setName("replaced").setUid("uid-old"))
+            .addClaims(ref(elsewhere))
+            .addClaims(ref(invalid))
+            .addClaims(ref(wholeMigGpu))
+            .addClaims(ref(taken))
+            .addClaims(ref(unallocated))
+            .addClaims(Claim.newBuilder().setNamespace("default").setName("ghost").setUid("uid-ghost"))
+            .build();
+    Map<String, NodePrepareResourceResponse> responses =
+        plugin.kubelet().v1().nodePrepareResources(request).getClaimsMap();
+
+    assertThat(responses).hasSize(8);
+    assertThat(responses.get("uid-good").getError()).isEmpty();
+    assertThat(responses.get("uid-old").getError()).contains("has UID uid-new, not uid-old");
+    assertThat(responses.get("uid-far").getError()).contains("allocated to another node");
+    assertThat(responses.get("uid-bad").getError())
+        .contains("status.allocation.devices.config[0].opaque.parameters.sharing.strategy")
+        .contains("allowed: Exclusive, TimeSlicing, MPS");
+    assertThat(responses.get("uid-whole").getError()).contains("is in MIG mode");
+    assertThat(responses.get("uid-taken").getError()).contains("already prepared for claim default/good");
+    assertThat(responses.get("uid-unalloc").getError()).contains("is not allocated");
+    assertThat(responses.get("uid-ghost").getError()).contains("not found");
+    for (String uid : List.of("uid-old", "uid-new", "uid-far", "uid-bad", "uid-whole", "uid-taken", "uid-unalloc", "uid-ghost")) {
+      assertThat(plugin.specFile(uid)).doesNotExist();
+    }
+    assertThat(checkpoint().claims().keySet()).containsExactly("uid-good");
+    assertThat(replaced.getMetadata().getUid()).isEqualTo("uid-new");
+  }
+
+  @Test
+  void claimsSharingATimeSlicedGpuArePreparedTogether() {
+    var sharing = List.of(config("FromClaim", List.of(), gpuConfig("TimeSlicing")));
+    var a = plugin.create(claim("uid-a", "a", List.of(result("gpu", "gpu-2")), sharing));
+    var b = plugin.create(claim("uid-b", "b", List.of(result("gpu", "gpu-2")), sharing));
+    var responses = prepare(a, b);
+    assertThat(responses.get("uid-a").getError()).isEmpty();
+    assertThat(responses.get("uid-b").getError()).isEmpty();
+  }
+
+  @Test
+  void unprepareOfAnUnknownClaimSucceeds() {
+    var ghost = claim("uid-never", "never", List.of(), List.of());
+    assertThat(unprepare(ghost)).isEmpty();
+  }
+
+  private ResourceClaim readClaim(ResourceClaim claim) {
+    return api.client()
+        .dynamicResourceAllocation()
+        .v1()
+        .resourceClaims()
+        .inNamespace("default")
+        .withName(claim.getMetadata().getName())
+        .get();
+  }
+}

@@ -1,0 +1,62 @@
+package dev.tessera.plugin.it;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+
+/**
+ * fabric8's CRUD mock API server on loopback, with a kubeconfig that points at it. Stands in for a
+ * real kube-apiserver until the local cluster exists; it does not do server-side apply, so it is
+ * only used for get and status updates of claims.
+ */
+public final class MockApiServer implements AutoCloseable {
+  private final KubernetesMockServer server;
+  private final KubernetesClient client;
+
+  public MockApiServer() {
+    server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    server.init();
+    client = server.createClient();
+  }
+
+  public KubernetesClient client() {
+    return client;
+  }
+
+  public Path writeKubeconfig(Path dir) throws IOException {
+    String url = client.getConfiguration().getMasterUrl();
+    Path file = dir.resolve("kubeconfig");
+    Files.writeString(
+        file,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: mock
+          cluster: {server: "%s"}
+        users:
+        - name: plugin
+          user: {token: test}
+        contexts:
+        - name: mock
+          context: {cluster: mock, user: plugin, namespace: default}
+        current-context: mock
+        """
+            .formatted(url));
+    return file;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    server.destroy();
+  }
+}

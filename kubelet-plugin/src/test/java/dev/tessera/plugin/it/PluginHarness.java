@@ -1,0 +1,108 @@
+package dev.tessera.plugin.it;
+
+import dev.tessera.plugin.kubelet.FatalErrors;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.micronaut.context.ApplicationContext;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * One node plugin running in this JVM on a simulated GPU node: its own driver root, kubelet dirs,
+ * CDI dir and boot ID under a temp dir, talking to a mock API server, dialled by a fake kubelet.
+ */
+public final class PluginHarness implements AutoCloseable {
+  public static final String DRIVER = "gpu.tessera.dev";
+  public static final String NODE = "node-a";
+
+  public final Path dir;
+  public final Path driverRoot;
+  public final MockApiServer api;
+  public final List<String> fatalErrors = new CopyOnWriteArrayList<>();
+  private ApplicationContext context;
+  private KubeletClient kubelet;
+
+  public PluginHarness(Path dir, Path driverRoot, MockApiServer api) throws IOException {
+    this.dir = dir;
+    this.driverRoot = driverRoot;
+    this.api = api;
+    Files.writeString(bootIdFile(), "boot-1\n");
+  }
+
+  public Path bootIdFile() {
+    return dir.resolve("boot_id");
+  }
+
+  public Path registrationSocket() {
+    return dir.resolve("plugins_registry/" + DRIVER + "-reg.sock");
+  }
+
+  public Path draSocket() {
+    return dir.resolve("plugins/" + DRIVER + "/dra.sock");
+  }
+
+  public Path cdiDir() {
+    return dir.resolve("cdi");
+  }
+
+  public Path checkpointFile() {
+    return dir.resolve("plugins/" + DRIVER + "/checkpoint.json");
+  }
+
+  public Path specFile(String claimUid) {
+    return cdiDir().resolve("k8s." + DRIVER + "-claim_" + claimUid + ".json");
+  }
+
+  public PluginHarness start() throws IOException {
+    FatalErrors recordFatal = fatalErrors::add;
+    context =
+        ApplicationContext.builder()
+            .properties(
+                Map.of(
+                    "tessera.node-name", NODE,
+                    "tessera.registry-dir", dir.resolve("plugins_registry").toString(),
+                    "tessera.plugins-dir", dir.resolve("plugins").toString(),
+                    "tessera.cdi-dir", cdiDir().toString(),
+                    "tessera.driver-root", driverRoot.toString(),
+                    "tessera.boot-id-file", bootIdFile().toString(),
+                    "tessera.kubeconfig", api.writeKubeconfig(dir).toString(),
+                    "tessera.exit-on-fatal", "false",
+                    "micronaut.server.port", "-1"))
+            .singletons(recordFatal)
+            .start();
+    kubelet = new KubeletClient(registrationSocket(), draSocket());
+    return this;
+  }
+
+  public KubeletClient kubelet() {
+    return kubelet;
+  }
+
+  public ApplicationContext context() {
+    return context;
+  }
+
+  /** Stops the plugin as a pod termination would (sockets removed, state kept on disk). */
+  public void stop() throws InterruptedException {
+    if (kubelet != null) {
+      kubelet.close();
+      kubelet = null;
+    }
+    if (context != null) {
+      context.close();
+      context = null;
+    }
+  }
+
+  public ResourceClaim create(ResourceClaim claim) {
+    return api.client().resource(claim).create();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop();
+  }
+}
