@@ -1,0 +1,117 @@
+package dev.tessera.plugin.nvml;
+
+import com.sun.jna.Library;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.LongByReference;
+import com.sun.jna.ptr.PointerByReference;
+
+/**
+ * The C functions of {@code libnvidia-ml.so.1} that {@link JnaNvml} calls, as JNA maps them. Every
+ * handle type ({@code nvmlDevice_t}, {@code nvmlGpuInstance_t}, ...) is a struct holding one
+ * pointer, passed like a pointer; every function returns an {@code nvmlReturn_t}.
+ */
+interface NvmlLibrary extends Library {
+  int nvmlInit_v2();
+
+  int nvmlShutdown();
+
+  String nvmlErrorString(int result);
+
+  int nvmlSystemGetDriverVersion(byte[] version, int length);
+
+  int nvmlSystemGetNVMLVersion(byte[] version, int length);
+
+  int nvmlSystemGetCudaDriverVersion(IntByReference cudaDriverVersion);
+
+  int nvmlDeviceGetCount_v2(IntByReference deviceCount);
+
+  int nvmlDeviceGetHandleByIndex_v2(int index, PointerByReference device);
+
+  int nvmlDeviceGetHandleByUUID(String uuid, PointerByReference device);
+
+  int nvmlDeviceGetUUID(Pointer device, byte[] uuid, int length);
+
+  int nvmlDeviceGetName(Pointer device, byte[] name, int length);
+
+  int nvmlDeviceGetBrand(Pointer device, IntByReference type);
+
+  int nvmlDeviceGetArchitecture(Pointer device, IntByReference arch);
+
+  int nvmlDeviceGetCudaComputeCapability(
+      Pointer device, IntByReference major, IntByReference minor);
+
+  int nvmlDeviceGetMemoryInfo_v2(Pointer device, NvmlStructs.MemoryV2 memory);
+
+  int nvmlDeviceGetPciInfo_v3(Pointer device, NvmlStructs.PciInfo pci);
+
+  int nvmlDeviceGetNumaNodeId(Pointer device, IntByReference node);
+
+  int nvmlDeviceGetMinorNumber(Pointer device, IntByReference minorNumber);
+
+  int nvmlDeviceGetComputeMode(Pointer device, IntByReference mode);
+
+  int nvmlDeviceSetComputeMode(Pointer device, int mode);
+
+  int nvmlDeviceGetMigMode(Pointer device, IntByReference currentMode, IntByReference pendingMode);
+
+  int nvmlDeviceSetMigMode(Pointer device, int mode, IntByReference activationStatus);
+
+  int nvmlDeviceGetGpuInstanceProfileInfoV(
+      Pointer device, int profile, NvmlStructs.GpuInstanceProfileInfoV2 info);
+
+  int nvmlDeviceGetGpuInstancePossiblePlacements_v2(
+      Pointer device,
+      int profileId,
+      NvmlStructs.InstancePlacement[] placements,
+      IntByReference count);
+
+  int nvmlDeviceGetGpuInstances(
+      Pointer device, int profileId, Pointer gpuInstances, IntByReference count);
+
+  int nvmlDeviceGetGpuInstanceById(Pointer device, int id, PointerByReference gpuInstance);
+
+  int nvmlGpuInstanceGetInfo(Pointer gpuInstance, NvmlStructs.GpuInstanceInfo info);
+
+  int nvmlDeviceCreateGpuInstanceWithPlacement(
+      Pointer device,
+      int profileId,
+      NvmlStructs.InstancePlacement placement,
+      PointerByReference gpuInstance);
+
+  int nvmlGpuInstanceDestroy(Pointer gpuInstance);
+
+  int nvmlGpuInstanceGetComputeInstanceProfileInfoV(
+      Pointer gpuInstance,
+      int profile,
+      int engProfile,
+      NvmlStructs.ComputeInstanceProfileInfoV2 info);
+
+  int nvmlGpuInstanceGetComputeInstances(
+      Pointer gpuInstance, int profileId, Pointer computeInstances, IntByReference count);
+
+  int nvmlComputeInstanceGetInfo_v2(Pointer computeInstance, NvmlStructs.ComputeInstanceInfo info);
+
+  int nvmlGpuInstanceCreateComputeInstance(
+      Pointer gpuInstance, int profileId, PointerByReference computeInstance);
+
+  int nvmlComputeInstanceDestroy(Pointer computeInstance);
+
+  int nvmlDeviceGetMaxMigDeviceCount(Pointer device, IntByReference count);
+
+  int nvmlDeviceGetMigDeviceHandleByIndex(Pointer device, int index, PointerByReference migDevice);
+
+  int nvmlDeviceGetGpuInstanceId(Pointer device, IntByReference id);
+
+  int nvmlDeviceGetComputeInstanceId(Pointer device, IntByReference id);
+
+  int nvmlEventSetCreate(PointerByReference set);
+
+  int nvmlDeviceGetSupportedEventTypes(Pointer device, LongByReference eventTypes);
+
+  int nvmlDeviceRegisterEvents(Pointer device, long eventTypes, Pointer set);
+
+  int nvmlEventSetWait_v2(Pointer set, NvmlStructs.EventData data, int timeoutms);
+
+  int nvmlEventSetFree(Pointer set);
+}
