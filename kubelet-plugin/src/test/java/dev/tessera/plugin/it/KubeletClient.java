@@ -21,7 +21,8 @@ public final class KubeletClient implements AutoCloseable {
   }
 
   private static ManagedChannel dial(Path socket) {
-    return Grpc.newChannelBuilder("unix://" + socket.toAbsolutePath(), InsecureChannelCredentials.create())
+    return Grpc.newChannelBuilder(
+            "unix://" + socket.toAbsolutePath(), InsecureChannelCredentials.create())
         .build();
   }
 
@@ -32,7 +33,10 @@ public final class KubeletClient implements AutoCloseable {
   public void notifyRegistration(boolean registered, String error) {
     RegistrationGrpc.newBlockingStub(registration)
         .notifyRegistrationStatus(
-            RegistrationStatus.newBuilder().setPluginRegistered(registered).setError(error).build());
+            RegistrationStatus.newBuilder()
+                .setPluginRegistered(registered)
+                .setError(error)
+                .build());
   }
 
   public dev.tessera.api.kubelet.dra.v1.DRAPluginGrpc.DRAPluginBlockingStub v1() {

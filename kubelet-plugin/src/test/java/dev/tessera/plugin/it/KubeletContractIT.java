@@ -14,9 +14,9 @@ import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
 import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.tessera.plugin.checkpoint.Checkpoint;
+import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.checkpoint.ClaimEntry;
 import dev.tessera.plugin.checkpoint.ClaimState;
-import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.kubelet.KubeletPlugin;
 import dev.tessera.plugin.prepare.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
@@ -34,8 +34,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The plugin as the kubelet sees it: real Unix sockets, real NVML binding on the simulator (H100 x4,
- * GPU 3 in MIG mode with a 3g.40gb device at slice 4), claims read from an API server.
+ * The plugin as the kubelet sees it: real Unix sockets, real NVML binding on the simulator (H100
+ * x4, GPU 3 in MIG mode with a 3g.40gb device at slice 4), claims read from an API server.
  */
 class KubeletContractIT {
   @TempDir Path dir;
@@ -47,7 +47,13 @@ class KubeletContractIT {
   void start() throws Exception {
     Path root =
         SimulatedNode.layOut(
-            dir.resolve("driver-root"), "H100-SXM5-80GB", 4, "--mig-enabled", "3", "--mig", "3:9@4");
+            dir.resolve("driver-root"),
+            "H100-SXM5-80GB",
+            4,
+            "--mig-enabled",
+            "3",
+            "--mig",
+            "3:9@4");
     api = new MockApiServer();
     plugin = new PluginHarness(dir.resolve("node"), root, api).start();
   }
@@ -78,7 +84,8 @@ class KubeletContractIT {
     return plugin
         .kubelet()
         .v1()
-        .nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addClaims(ref(claim)).build())
+        .nodeUnprepareResources(
+            NodeUnprepareResourcesRequest.newBuilder().addClaims(ref(claim)).build())
         .getClaimsMap()
         .get(claim.getMetadata().getUid())
         .getError();
@@ -94,7 +101,8 @@ class KubeletContractIT {
     assertThat(info.getType()).isEqualTo("DRAPlugin");
     assertThat(info.getName()).isEqualTo(DRIVER);
     assertThat(info.getEndpoint()).isEqualTo(plugin.draSocket().toAbsolutePath().toString());
-    assertThat(info.getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
+    assertThat(info.getSupportedVersionsList())
+        .containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
 
     plugin.kubelet().notifyRegistration(true, "");
     var registration = plugin.context().getBean(KubeletPlugin.class).registration().registered();
@@ -113,19 +121,24 @@ class KubeletContractIT {
   void preparesAndUnpreparesOneGpu() throws Exception {
     var claim = plugin.create(claim("uid-one", "one", List.of(result("gpu", "gpu-0")), List.of()));
 
-    var response = prepare(claim).get("uid-one");
+    var response = prepare(claim).get(uid(claim));
 
     assertThat(response.getError()).isEmpty();
-    assertThat(response.getDevicesList()).singleElement().satisfies(d -> {
-      assertThat(d.getPoolName()).isEqualTo("node-a");
-      assertThat(d.getDeviceName()).isEqualTo("gpu-0");
-      assertThat(d.getRequestNamesList()).containsExactly("gpu");
-      assertThat(d.getCdiDeviceIdsList()).containsExactly("k8s.gpu.tessera.dev/claim=uid-one-gpu-0");
-      assertThat(d.hasShareId()).isFalse();
-    });
-    JsonNode spec = json.readTree(Files.readString(plugin.specFile("uid-one")));
+    assertThat(response.getDevicesList())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.getPoolName()).isEqualTo("node-a");
+              assertThat(d.getDeviceName()).isEqualTo("gpu-0");
+              assertThat(d.getRequestNamesList()).containsExactly("gpu");
+              assertThat(d.getCdiDeviceIdsList())
+                  .containsExactly("k8s.gpu.tessera.dev/claim=" + uid(claim) + "-gpu-0");
+              assertThat(d.hasShareId()).isFalse();
+            });
+    JsonNode spec = json.readTree(Files.readString(plugin.specFile(uid(claim))));
     assertThat(spec.get("kind").asString()).isEqualTo("k8s.gpu.tessera.dev/claim");
-    assertThat(spec.get("containerEdits").get("env").get(0).asString()).isEqualTo("NVIDIA_VISIBLE_DEVICES=void");
+    assertThat(spec.get("containerEdits").get("env").get(0).asString())
+        .isEqualTo("NVIDIA_VISIBLE_DEVICES=void");
     assertThat(spec.get("containerEdits").get("deviceNodes").findValuesAsString("path"))
         .contains("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
     assertThat(spec.get("containerEdits").get("mounts").findValuesAsString("containerPath"))
@@ -134,22 +147,28 @@ class KubeletContractIT {
     for (String hostPath : spec.findValuesAsString("hostPath")) {
       assertThat(Path.of(hostPath)).exists();
     }
-    String uuid = checkpoint().claims().get("uid-one").devices().get(0).uuid();
+    String uuid = checkpoint().claims().get(uid(claim)).devices().get(0).uuid();
     assertThat(uuid).startsWith("GPU-");
 
     List<AllocatedDeviceStatus> status = readClaim(claim).getStatus().getDevices();
-    assertThat(status).singleElement().satisfies(s -> {
-      assertThat(s.getDriver()).isEqualTo(DRIVER);
-      assertThat(s.getDevice()).isEqualTo("gpu-0");
-      assertThat(s.getConditions()).singleElement().satisfies(c -> {
-        assertThat(c.getType()).isEqualTo("Ready");
-        assertThat(c.getStatus()).isEqualTo("True");
-      });
-      assertThat(json.writeValueAsString(s.getData())).contains(uuid);
-    });
+    assertThat(status)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.getDriver()).isEqualTo(DRIVER);
+              assertThat(s.getDevice()).isEqualTo("gpu-0");
+              assertThat(s.getConditions())
+                  .singleElement()
+                  .satisfies(
+                      c -> {
+                        assertThat(c.getType()).isEqualTo("Ready");
+                        assertThat(c.getStatus()).isEqualTo("True");
+                      });
+              assertThat(json.writeValueAsString(s.getData())).contains(uuid);
+            });
 
     assertThat(unprepare(claim)).isEmpty();
-    assertThat(plugin.specFile("uid-one")).doesNotExist();
+    assertThat(plugin.specFile(uid(claim))).doesNotExist();
     assertThat(checkpoint().claims()).isEmpty();
     assertThat(readClaim(claim).getStatus().getDevices()).isNullOrEmpty();
   }
@@ -158,36 +177,48 @@ class KubeletContractIT {
   void preparesTwoGpusInOneClaim() throws Exception {
     var claim =
         plugin.create(
-            claim("uid-two", "two", List.of(result("gpus", "gpu-1"), result("gpus", "gpu-2")), List.of()));
+            claim(
+                "uid-two",
+                "two",
+                List.of(result("gpus", "gpu-1"), result("gpus", "gpu-2")),
+                List.of()));
 
-    var response = prepare(claim).get("uid-two");
+    var response = prepare(claim).get(uid(claim));
 
     assertThat(response.getError()).isEmpty();
-    assertThat(response.getDevicesList()).extracting(d -> d.getDeviceName()).containsExactly("gpu-1", "gpu-2");
-    JsonNode spec = json.readTree(Files.readString(plugin.specFile("uid-two")));
-    assertThat(spec.get("devices").findValuesAsString("path")).containsExactly("/dev/nvidia1", "/dev/nvidia2");
-    var uuids = checkpoint().claims().get("uid-two").devices().stream().map(PreparedDevice::uuid).toList();
+    assertThat(response.getDevicesList())
+        .extracting(d -> d.getDeviceName())
+        .containsExactly("gpu-1", "gpu-2");
+    JsonNode spec = json.readTree(Files.readString(plugin.specFile(uid(claim))));
+    assertThat(spec.get("devices").findValuesAsString("path"))
+        .containsExactly("/dev/nvidia1", "/dev/nvidia2");
+    var uuids =
+        checkpoint().claims().get(uid(claim)).devices().stream().map(PreparedDevice::uuid).toList();
     assertThat(uuids).doesNotHaveDuplicates().allMatch(u -> u.startsWith("GPU-"));
   }
 
   @Test
   void preparesAnExistingMigDeviceWithItsCapabilityNodes() throws Exception {
-    var claim = plugin.create(claim("uid-mig", "mig", List.of(result("mig", "gpu-3-mig-3g40gb-4")), List.of()));
+    var claim =
+        plugin.create(
+            claim("uid-mig", "mig", List.of(result("mig", "gpu-3-mig-3g40gb-4")), List.of()));
 
-    var response = prepare(claim).get("uid-mig");
+    var response = prepare(claim).get(uid(claim));
 
     assertThat(response.getError()).isEmpty();
-    JsonNode device = json.readTree(Files.readString(plugin.specFile("uid-mig"))).get("devices").get(0);
+    JsonNode device =
+        json.readTree(Files.readString(plugin.specFile(uid(claim)))).get("devices").get(0);
     List<String> paths = device.findValuesAsString("path");
     assertThat(paths.get(0)).isEqualTo("/dev/nvidia3");
     assertThat(paths.subList(1, 3)).allMatch(p -> p.startsWith("/dev/nvidia-caps/nvidia-cap"));
-    assertThat(checkpoint().claims().get("uid-mig").devices().get(0).uuid()).startsWith("MIG-");
+    assertThat(checkpoint().claims().get(uid(claim)).devices().get(0).uuid()).startsWith("MIG-");
     assertThat(unprepare(claim)).isEmpty();
   }
 
   @Test
   void speaksV1beta1Too() {
-    var claim = plugin.create(claim("uid-beta", "beta", List.of(result("gpu", "gpu-0")), List.of()));
+    var claim =
+        plugin.create(claim("uid-beta", "beta", List.of(result("gpu", "gpu-0")), List.of()));
     var request =
         dev.tessera.api.kubelet.dra.v1beta1.NodePrepareResourcesRequest.newBuilder()
             .addClaims(
@@ -196,65 +227,91 @@ class KubeletContractIT {
                     .setName("beta")
                     .setUid(claim.getMetadata().getUid()))
             .build();
-    var response = plugin.kubelet().v1beta1().nodePrepareResources(request).getClaimsMap().get("uid-beta");
+    var response =
+        plugin.kubelet().v1beta1().nodePrepareResources(request).getClaimsMap().get(uid(claim));
     assertThat(response.getError()).isEmpty();
-    assertThat(response.getDevicesList()).extracting(d -> d.getCdiDeviceIdsList().get(0))
-        .containsExactly("k8s.gpu.tessera.dev/claim=uid-beta-gpu-0");
+    assertThat(response.getDevicesList())
+        .extracting(d -> d.getCdiDeviceIdsList().get(0))
+        .containsExactly("k8s.gpu.tessera.dev/claim=" + uid(claim) + "-gpu-0");
 
     var unprepare =
         dev.tessera.api.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest.newBuilder()
             .addClaims(request.getClaims(0))
             .build();
-    assertThat(plugin.kubelet().v1beta1().nodeUnprepareResources(unprepare).getClaimsMap().get("uid-beta").getError())
+    assertThat(
+            plugin
+                .kubelet()
+                .v1beta1()
+                .nodeUnprepareResources(unprepare)
+                .getClaimsMap()
+                .get(uid(claim))
+                .getError())
         .isEmpty();
-    assertThat(plugin.specFile("uid-beta")).doesNotExist();
+    assertThat(plugin.specFile(uid(claim))).doesNotExist();
   }
 
   @Test
   void rePrepareReturnsTheSameAnswerAcrossARestart() throws Exception {
-    var claim = plugin.create(claim("uid-again", "again", List.of(result("gpu", "gpu-0")), List.of()));
-    var first = prepare(claim).get("uid-again");
+    var claim =
+        plugin.create(claim("uid-again", "again", List.of(result("gpu", "gpu-0")), List.of()));
+    var first = prepare(claim).get(uid(claim));
     plugin.stop();
     api.client().resource(claim).delete(); // even the API server's copy is gone now
     plugin.start();
 
-    assertThat(prepare(claim).get("uid-again")).isEqualTo(first);
+    assertThat(prepare(claim).get(uid(claim))).isEqualTo(first);
     assertThat(unprepare(claim)).isEmpty();
-    assertThat(plugin.specFile("uid-again")).doesNotExist();
+    assertThat(plugin.specFile(uid(claim))).doesNotExist();
   }
 
   @Test
   void aClaimStartedWhenThePluginDiedIsRolledBackAndRedone() throws Exception {
+    var claim =
+        plugin.create(claim("uid-crash", "crash", List.of(result("gpu", "gpu-0")), List.of()));
     plugin.stop();
-    var held = new PreparedDevice(List.of("gpu"), "node-a", "gpu-2", List.of("x"), "GPU-x", "Exclusive", null);
+    var held =
+        new PreparedDevice(
+            List.of("gpu"), "node-a", "gpu-2", List.of("x"), "GPU-x", "Exclusive", null);
     new CheckpointStore(plugin.checkpointFile(), json)
-        .save(Checkpoint.empty("boot-1")
-            .with("uid-crash", new ClaimEntry(ClaimState.PrepareStarted, "default", "crash", List.of(held))));
+        .save(
+            Checkpoint.empty("boot-1")
+                .with(
+                    uid(claim),
+                    new ClaimEntry(ClaimState.PrepareStarted, "default", "crash", List.of(held))));
     Files.createDirectories(plugin.cdiDir());
-    Files.writeString(plugin.specFile("uid-crash"), "{\"half\":");
-    var claim = plugin.create(claim("uid-crash", "crash", List.of(result("gpu", "gpu-0")), List.of()));
+    Files.writeString(plugin.specFile(uid(claim)), "{\"half\":");
     plugin.start();
 
-    var response = prepare(claim).get("uid-crash");
+    var response = prepare(claim).get(uid(claim));
 
     assertThat(response.getError()).isEmpty();
-    assertThat(response.getDevicesList()).extracting(d -> d.getDeviceName()).containsExactly("gpu-0");
-    assertThat(checkpoint().claims().get("uid-crash").state()).isEqualTo(ClaimState.PrepareCompleted);
-    assertThat(Files.readString(plugin.specFile("uid-crash"))).contains("uid-crash-gpu-0");
+    assertThat(response.getDevicesList())
+        .extracting(d -> d.getDeviceName())
+        .containsExactly("gpu-0");
+    assertThat(checkpoint().claims().get(uid(claim)).state())
+        .isEqualTo(ClaimState.PrepareCompleted);
+    assertThat(Files.readString(plugin.specFile(uid(claim)))).contains(uid(claim) + "-gpu-0");
   }
 
   @Test
   void eachBadClaimGetsItsOwnClearErrorAndLeavesNothingBehind() throws Exception {
     var good = plugin.create(claim("uid-good", "good", List.of(result("gpu", "gpu-0")), List.of()));
-    var replaced = plugin.create(claim("uid-new", "replaced", List.of(result("gpu", "gpu-1")), List.of()));
+    var replaced =
+        plugin.create(claim("uid-new", "replaced", List.of(result("gpu", "gpu-1")), List.of()));
     var elsewhere =
-        plugin.create(claimOnNode("uid-far", "far", "node-b", List.of(result("gpu", "gpu-1")), List.of()));
+        plugin.create(
+            claimOnNode("uid-far", "far", "node-b", List.of(result("gpu", "gpu-1")), List.of()));
     var invalid =
         plugin.create(
-            claim("uid-bad", "bad", List.of(result("gpu", "gpu-1")),
+            claim(
+                "uid-bad",
+                "bad",
+                List.of(result("gpu", "gpu-1")),
                 List.of(config("FromClaim", List.of(), gpuConfig("Sometimes")))));
-    var wholeMigGpu = plugin.create(claim("uid-whole", "whole", List.of(result("gpu", "gpu-3")), List.of()));
-    var taken = plugin.create(claim("uid-taken", "taken", List.of(result("gpu", "gpu-0")), List.of()));
+    var wholeMigGpu =
+        plugin.create(claim("uid-whole", "whole", List.of(result("gpu", "gpu-3")), List.of()));
+    var taken =
+        plugin.create(claim("uid-taken", "taken", List.of(result("gpu", "gpu-0")), List.of()));
     var unallocated = claim("uid-unalloc", "unalloc", List.of(), List.of());
     unallocated.getStatus().setAllocation(null);
     unallocated = plugin.create(unallocated);
@@ -262,33 +319,45 @@ class KubeletContractIT {
     var request =
         NodePrepareResourcesRequest.newBuilder()
             .addClaims(ref(good))
-            .addClaims(Claim.newBuilder().setNamespace("default").setName("replaced").setUid("uid-old"))
+            .addClaims(
+                Claim.newBuilder().setNamespace("default").setName("replaced").setUid("uid-old"))
             .addClaims(ref(elsewhere))
             .addClaims(ref(invalid))
             .addClaims(ref(wholeMigGpu))
             .addClaims(ref(taken))
             .addClaims(ref(unallocated))
-            .addClaims(Claim.newBuilder().setNamespace("default").setName("ghost").setUid("uid-ghost"))
+            .addClaims(
+                Claim.newBuilder().setNamespace("default").setName("ghost").setUid("uid-ghost"))
             .build();
     Map<String, NodePrepareResourceResponse> responses =
         plugin.kubelet().v1().nodePrepareResources(request).getClaimsMap();
 
     assertThat(responses).hasSize(8);
-    assertThat(responses.get("uid-good").getError()).isEmpty();
-    assertThat(responses.get("uid-old").getError()).contains("has UID uid-new, not uid-old");
-    assertThat(responses.get("uid-far").getError()).contains("allocated to another node");
-    assertThat(responses.get("uid-bad").getError())
+    assertThat(responses.get(uid(good)).getError()).isEmpty();
+    assertThat(responses.get("uid-old").getError())
+        .contains("has UID " + uid(replaced) + ", not uid-old");
+    assertThat(responses.get(uid(elsewhere)).getError()).contains("allocated to another node");
+    assertThat(responses.get(uid(invalid)).getError())
         .contains("status.allocation.devices.config[0].opaque.parameters.sharing.strategy")
         .contains("allowed: Exclusive, TimeSlicing, MPS");
-    assertThat(responses.get("uid-whole").getError()).contains("is in MIG mode");
-    assertThat(responses.get("uid-taken").getError()).contains("already prepared for claim default/good");
-    assertThat(responses.get("uid-unalloc").getError()).contains("is not allocated");
+    assertThat(responses.get(uid(wholeMigGpu)).getError()).contains("is in MIG mode");
+    assertThat(responses.get(uid(taken)).getError())
+        .contains("already prepared for claim default/good");
+    assertThat(responses.get(uid(unallocated)).getError()).contains("is not allocated");
     assertThat(responses.get("uid-ghost").getError()).contains("not found");
-    for (String uid : List.of("uid-old", "uid-new", "uid-far", "uid-bad", "uid-whole", "uid-taken", "uid-unalloc", "uid-ghost")) {
-      assertThat(plugin.specFile(uid)).doesNotExist();
+    for (String claimUid :
+        List.of(
+            "uid-old",
+            uid(replaced),
+            uid(elsewhere),
+            uid(invalid),
+            uid(wholeMigGpu),
+            uid(taken),
+            uid(unallocated),
+            "uid-ghost")) {
+      assertThat(plugin.specFile(claimUid)).doesNotExist();
     }
-    assertThat(checkpoint().claims().keySet()).containsExactly("uid-good");
-    assertThat(replaced.getMetadata().getUid()).isEqualTo("uid-new");
+    assertThat(checkpoint().claims().keySet()).containsExactly(uid(good));
   }
 
   @Test
@@ -297,14 +366,18 @@ class KubeletContractIT {
     var a = plugin.create(claim("uid-a", "a", List.of(result("gpu", "gpu-2")), sharing));
     var b = plugin.create(claim("uid-b", "b", List.of(result("gpu", "gpu-2")), sharing));
     var responses = prepare(a, b);
-    assertThat(responses.get("uid-a").getError()).isEmpty();
-    assertThat(responses.get("uid-b").getError()).isEmpty();
+    assertThat(responses.get(uid(a)).getError()).isEmpty();
+    assertThat(responses.get(uid(b)).getError()).isEmpty();
   }
 
   @Test
   void unprepareOfAnUnknownClaimSucceeds() {
     var ghost = claim("uid-never", "never", List.of(), List.of());
     assertThat(unprepare(ghost)).isEmpty();
+  }
+
+  private static String uid(ResourceClaim claim) {
+    return claim.getMetadata().getUid();
   }
 
   private ResourceClaim readClaim(ResourceClaim claim) {

@@ -22,7 +22,11 @@ public final class MockApiServer implements AutoCloseable {
   public MockApiServer() {
     server =
         new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
     server.init();
     client = server.createClient();
   }

@@ -29,6 +29,7 @@ public final class PluginHarness implements AutoCloseable {
     this.dir = dir;
     this.driverRoot = driverRoot;
     this.api = api;
+    Files.createDirectories(dir);
     Files.writeString(bootIdFile(), "boot-1\n");
   }
 
@@ -97,6 +98,7 @@ public final class PluginHarness implements AutoCloseable {
     }
   }
 
+  /** Creates the claim; the API server gives it its UID. */
   public ResourceClaim create(ResourceClaim claim) {
     return api.client().resource(claim).create();
   }

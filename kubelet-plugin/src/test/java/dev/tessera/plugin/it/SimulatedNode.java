@@ -28,13 +28,20 @@ public final class SimulatedNode {
   public static Path layOut(Path root, String profile, int gpus, String... extraArgs)
       throws IOException, InterruptedException {
     Path sim = simulatorDir();
-    var command = new ArrayList<>(List.of(
-        sim.resolve("mock-nvml-setup").toString(),
-        "--root", root.toString(),
-        "--profile", profile,
-        "--gpus", Integer.toString(gpus),
-        "--seed", "node-a",
-        "--lib", sim.resolve("target/libnvidia-ml.so.1").toString()));
+    var command =
+        new ArrayList<>(
+            List.of(
+                sim.resolve("mock-nvml-setup").toString(),
+                "--root",
+                root.toString(),
+                "--profile",
+                profile,
+                "--gpus",
+                Integer.toString(gpus),
+                "--seed",
+                "node-a",
+                "--lib",
+                sim.resolve("target/libnvidia-ml.so.1").toString()));
     command.addAll(List.of(extraArgs));
     Process setup = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(setup.getInputStream().readAllBytes());
