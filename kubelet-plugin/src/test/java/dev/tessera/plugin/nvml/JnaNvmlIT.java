@@ -134,6 +134,21 @@ class JnaNvmlIT {
   }
 
   @Test
+  void h200Inventory() {
+    Gpu gpu =
+        discover(setup("h200", "H200-SXM5-141GB", 1, "node-a", "--mig-enabled", "all"))
+            .gpus()
+            .getFirst();
+
+    assertThat(gpu.productName()).isEqualTo("NVIDIA H200");
+    assertThat(gpu.architecture()).isEqualTo("Hopper");
+    assertThat(gpu.migProfiles())
+        .extracting(MigProfile::name)
+        .contains("1g.18gb", "1g.18gb+me", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb");
+    assertThat(gpu.migProfiles().stream().mapToInt(p -> p.placements().size()).sum()).isEqualTo(25);
+  }
+
+  @Test
   void l40sHasNoMig() {
     NodeInventory inventory = discover(setup("l40s", "L40S", 2, "node-a"));
 
