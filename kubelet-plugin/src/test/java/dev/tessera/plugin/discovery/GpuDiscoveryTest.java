@@ -19,6 +19,7 @@ import dev.tessera.plugin.nvml.NvmlHandle.Device;
 import dev.tessera.plugin.nvml.NvmlHandle.GpuInstance;
 import dev.tessera.plugin.nvml.NvmlReturn;
 import dev.tessera.plugin.nvml.Placement;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class GpuDiscoveryTest {
@@ -83,8 +84,8 @@ class GpuDiscoveryTest {
                 "00000000:18:00.0",
                 0,
                 MigMode.UNSUPPORTED,
-                java.util.List.of(),
-                java.util.List.of()));
+                List.of(),
+                List.of()));
   }
 
   @Test
@@ -130,7 +131,7 @@ class GpuDiscoveryTest {
                 0,
                 0,
                 0,
-                java.util.List.of(new MigPlacement(0, 4), new MigPlacement(4, 4))));
+                List.of(new MigPlacement(0, 4), new MigPlacement(4, 4))));
     assertThat(gpu.migProfile(19).orElseThrow().placements()).hasSize(7);
     assertThat(gpu.migDevices()).isEmpty();
   }
@@ -167,7 +168,7 @@ class GpuDiscoveryTest {
     disabling.migMode = new MigModeState(true, false);
     disabled.migMode = new MigModeState(false, false);
 
-    var gpus = new GpuDiscovery(nvml).discover().gpus();
+    List<Gpu> gpus = new GpuDiscovery(nvml).discover().gpus();
 
     assertThat(gpus)
         .extracting(Gpu::migMode)

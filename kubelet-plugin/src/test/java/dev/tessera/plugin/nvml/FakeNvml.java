@@ -29,6 +29,7 @@ public final class FakeNvml implements Nvml {
   private final Map<String, NvmlReturn> failures = new HashMap<>();
   private final Map<Long, LinkedBlockingQueue<NvmlEvent>> eventSets = new ConcurrentHashMap<>();
   private final Map<Long, Long> registrations = new ConcurrentHashMap<>();
+  private final Map<Integer, ComputeMode> computeModes = new HashMap<>();
   private String driverVersion = "580.95.05";
   private int cudaDriverVersion = 13000;
   private long nextEventSet = 1;
@@ -265,8 +266,6 @@ public final class FakeNvml implements Nvml {
     check("nvmlDeviceGetMinorNumber");
     return gpu(device).minor;
   }
-
-  private final Map<Integer, ComputeMode> computeModes = new HashMap<>();
 
   @Override
   public ComputeMode computeMode(Device device) {

@@ -2,6 +2,7 @@ package dev.tessera.plugin.nvml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
@@ -16,9 +17,15 @@ import dev.tessera.plugin.nvml.NvmlHandle.EventSet;
 import dev.tessera.plugin.nvml.NvmlHandle.GpuInstance;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,10 +39,9 @@ class JnaNvmlIT {
 
   private MockNvmlRoot setup(String name, String profile, int gpus, String seed, String... more) {
     String[] args =
-        java.util.stream.Stream.concat(
-                java.util.stream.Stream.of(
-                    "--profile", profile, "--gpus", String.valueOf(gpus), "--seed", seed),
-                java.util.stream.Stream.of(more))
+        Stream.concat(
+                Stream.of("--profile", profile, "--gpus", String.valueOf(gpus), "--seed", seed),
+                Stream.of(more))
             .toArray(String[]::new);
     return MockNvmlRoot.setup(tmp.resolve(name), args);
   }
@@ -128,6 +134,21 @@ class JnaNvmlIT {
   }
 
   @Test
+  void h200Inventory() {
+    Gpu gpu =
+        discover(setup("h200", "H200-SXM5-141GB", 1, "node-a", "--mig-enabled", "all"))
+            .gpus()
+            .getFirst();
+
+    assertThat(gpu.productName()).isEqualTo("NVIDIA H200");
+    assertThat(gpu.architecture()).isEqualTo("Hopper");
+    assertThat(gpu.migProfiles())
+        .extracting(MigProfile::name)
+        .contains("1g.18gb", "1g.18gb+me", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb");
+    assertThat(gpu.migProfiles().stream().mapToInt(p -> p.placements().size()).sum()).isEqualTo(25);
+  }
+
+  @Test
   void l40sHasNoMig() {
     NodeInventory inventory = discover(setup("l40s", "L40S", 2, "node-a"));
 
@@ -152,9 +173,9 @@ class JnaNvmlIT {
     assertThat(gpu.migDevices())
         .extracting(MigDevice::profile, MigDevice::profileId, MigDevice::placement)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("1g.10gb", 19, new MigPlacement(0, 1)),
-            org.assertj.core.groups.Tuple.tuple("2g.20gb", 14, new MigPlacement(2, 2)),
-            org.assertj.core.groups.Tuple.tuple("3g.40gb", 9, new MigPlacement(4, 4)));
+            tuple("1g.10gb", 19, new MigPlacement(0, 1)),
+            tuple("2g.20gb", 14, new MigPlacement(2, 2)),
+            tuple("3g.40gb", 9, new MigPlacement(4, 4)));
     assertThat(gpu.migDevices())
         .allSatisfy(
             d -> {
@@ -319,6 +340,41 @@ class JnaNvmlIT {
         assertThat(nvml.waitForEvent(set, Duration.ofMillis(50))).isEmpty();
       } finally {
         nvml.freeEventSet(set);
+      }
+    }
+  }
+
+  @Test
+  void anEventWaitDoesNotHoldUpOtherCalls() throws Exception {
+    MockNvmlRoot root = setup("wait", H100, 2, "node-a", "--mig-enabled", "all");
+    try (Nvml nvml = root.open();
+        var executor = Executors.newVirtualThreadPerTaskExecutor()) {
+      EventSet set = nvml.createEventSet();
+      nvml.registerEvents(nvml.deviceByIndex(0), NvmlEventType.XID_CRITICAL_ERROR, set);
+      var waiting = executor.submit(() -> nvml.waitForEvent(set, Duration.ofSeconds(20)));
+
+      // Were the wait holding the lock, this discovery would only run after its 20 s timeout.
+      assertThat(new GpuDiscovery(nvml).discover().gpus()).hasSize(2);
+      root.event("0 xid 31");
+
+      assertThat(waiting.get(10, TimeUnit.SECONDS))
+          .hasValueSatisfying(e -> assertThat(e.eventData()).isEqualTo(31));
+      nvml.freeEventSet(set);
+    }
+  }
+
+  @Test
+  void concurrentDiscoveriesAgree() throws Exception {
+    MockNvmlRoot root =
+        setup("concurrent", H100, 8, "node-a", "--mig-enabled", "all", "--mig", "3:0@0");
+    try (Nvml nvml = root.open();
+        var executor = Executors.newFixedThreadPool(8)) {
+      Callable<NodeInventory> discovery = () -> new GpuDiscovery(nvml).discover();
+      List<Future<NodeInventory>> results = executor.invokeAll(Collections.nCopies(16, discovery));
+      NodeInventory first = results.getFirst().get();
+      assertThat(first.gpus().get(3).migDevices()).hasSize(1);
+      for (Future<NodeInventory> result : results) {
+        assertThat(result.get()).isEqualTo(first);
       }
     }
   }
