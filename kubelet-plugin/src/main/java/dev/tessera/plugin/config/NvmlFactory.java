@@ -30,6 +30,8 @@ public class NvmlFactory {
     LOG.atInfo()
         .addKeyValue("gpus", inventory.gpus().size())
         .addKeyValue("driverVersion", inventory.driverVersion())
+        .addKeyValue(
+            "uptimeMs", java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime())
         .log("discovered GPUs");
     return () -> inventory;
   }

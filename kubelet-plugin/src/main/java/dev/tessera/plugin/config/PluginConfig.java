@@ -4,6 +4,7 @@ import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.bind.annotation.Bindable;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * The node plugin's settings ({@code tessera.*} in application.yml; each also an env var such as
@@ -18,6 +19,8 @@ import java.nio.file.Path;
  * @param driverRoot where the NVIDIA driver's files are (/ on a host install)
  * @param bootIdFile the kernel's boot ID, to tell a reboot from a restart
  * @param kubeconfig a kubeconfig file; empty for in-cluster config or $KUBECONFIG
+ * @param statusWriteDelay how long a claim's status write waits for a newer one of the same claim
+ *     (batches writes under churn; the kubelet never waits for them)
  */
 @ConfigurationProperties("tessera")
 public record PluginConfig(
@@ -29,7 +32,8 @@ public record PluginConfig(
     @Bindable(defaultValue = "/var/run/cdi") String cdiDir,
     @Bindable(defaultValue = "/") String driverRoot,
     @Bindable(defaultValue = "/proc/sys/kernel/random/boot_id") String bootIdFile,
-    @Nullable String kubeconfig) {
+    @Nullable String kubeconfig,
+    @Bindable(defaultValue = "100ms") Duration statusWriteDelay) {
 
   public PluginConfig {
     if (nodeName == null || nodeName.isBlank()) {

@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import jakarta.inject.Singleton;
@@ -51,6 +52,9 @@ public class PluginFactory {
     return JsonMapper.builder().build();
   }
 
+  /**
+   * Built on its own thread at start-up ({@link KubernetesClientWarmUp}); first use waits for it.
+   */
   @Singleton
   @Bean(preDestroy = "close")
   KubernetesClient kubernetesClient(PluginConfig config) {
@@ -92,14 +96,21 @@ public class PluginFactory {
   }
 
   @Singleton
+  @Bean(preDestroy = "close")
+  ApiServerClaims apiServerClaims(
+      PluginConfig config, BeanProvider<KubernetesClient> client, Clock clock) {
+    return new ApiServerClaims(client::get, config.driverName(), clock, config.statusWriteDelay());
+  }
+
+  @Singleton
   DeviceState deviceState(
       PluginConfig config,
-      KubernetesClient client,
+      BeanProvider<KubernetesClient> client,
+      ApiServerClaims claims,
       Supplier<NodeInventory> inventory,
       CdiSpecBuilder cdiBuilder,
       NodePaths paths,
-      JsonMapper json,
-      Clock clock) {
+      JsonMapper json) {
     var resolver =
         new ConfigResolver(
             config.driverName(),
@@ -107,9 +118,12 @@ public class PluginFactory {
             parameters ->
                 parameters instanceof Map<?, ?>
                     ? parameters
-                    : client.getKubernetesSerialization().convertValue(parameters, Map.class));
+                    : client
+                        .get()
+                        .getKubernetesSerialization()
+                        .convertValue(parameters, Map.class));
     return new DeviceState(
-        new ApiServerClaims(client, config.driverName(), clock),
+        claims,
         new ClaimPlanner(config.driverName(), config.nodeName(), resolver),
         inventory,
         cdiBuilder,

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.HttpURLConnection;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -19,28 +20,41 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Reads claims and writes our part of their status through fabric8. */
-public final class ApiServerClaims implements ClaimSource {
+/**
+ * Reads claims and writes our part of their status through fabric8; status writes happen in the
+ * background ({@link StatusReporter}) so the kubelet never waits for them.
+ */
+public final class ApiServerClaims implements ClaimSource, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ApiServerClaims.class);
   private static final int ATTEMPTS = 3;
 
-  private final KubernetesClient client;
+  private final Supplier<KubernetesClient> client;
   private final String driverName;
   private final Clock clock;
+  private final StatusReporter reporter;
 
-  public ApiServerClaims(KubernetesClient client, String driverName, Clock clock) {
+  /**
+   * @param client gives the client once it is built (it is built beside the kubelet sockets at
+   *     start-up, so the plugin registers without waiting for it)
+   * @param statusDelay how long a status write waits for a newer one of the same claim
+   */
+  public ApiServerClaims(
+      Supplier<KubernetesClient> client, String driverName, Clock clock, Duration statusDelay) {
     this.client = client;
     this.driverName = driverName;
     this.clock = clock;
+    this.reporter = new StatusReporter(this::writePrepared, this::writeCleared, statusDelay);
   }
 
   @Override
   public Optional<ResourceClaim> get(String namespace, String name) {
     return Optional.ofNullable(
         client
+            .get()
             .dynamicResourceAllocation()
             .v1()
             .resourceClaims()
@@ -51,6 +65,20 @@ public final class ApiServerClaims implements ClaimSource {
 
   @Override
   public void reportPrepared(ClaimRef ref, List<PreparedDevice> devices) {
+    reporter.prepared(ref, devices);
+  }
+
+  @Override
+  public void clearPrepared(ClaimRef ref) {
+    reporter.cleared(ref);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    reporter.close();
+  }
+
+  private void writePrepared(ClaimRef ref, List<PreparedDevice> devices) {
     String now = Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
     updateOurStatus(
         ref,
@@ -80,8 +108,7 @@ public final class ApiServerClaims implements ClaimSource {
         });
   }
 
-  @Override
-  public void clearPrepared(ClaimRef ref) {
+  private void writeCleared(ClaimRef ref) {
     updateOurStatus(ref, claim -> List.of());
   }
 
@@ -93,7 +120,7 @@ public final class ApiServerClaims implements ClaimSource {
   private void updateOurStatus(
       ClaimRef ref, Function<ResourceClaim, List<AllocatedDeviceStatus>> ours) {
     var claims =
-        client.dynamicResourceAllocation().v1().resourceClaims().inNamespace(ref.namespace());
+        client.get().dynamicResourceAllocation().v1().resourceClaims().inNamespace(ref.namespace());
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
         ResourceClaim claim = claims.withName(ref.name()).get();

@@ -8,6 +8,7 @@ import io.micronaut.context.event.StartupEvent;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +59,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
           .addKeyValue("node", config.nodeName())
           .addKeyValue("registrationSocket", config.registrationSocket())
           .addKeyValue("draSocket", config.draSocket())
+          .addKeyValue("uptimeMs", ManagementFactory.getRuntimeMXBean().getUptime())
           .log("serving the kubelet");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve the kubelet sockets", e);

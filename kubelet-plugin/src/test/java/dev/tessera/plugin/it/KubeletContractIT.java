@@ -150,6 +150,9 @@ class KubeletContractIT {
     String uuid = checkpoint().claims().get(uid(claim)).devices().get(0).uuid();
     assertThat(uuid).startsWith("GPU-");
 
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> readClaim(claim).getStatus().getDevices() != null);
     List<AllocatedDeviceStatus> status = readClaim(claim).getStatus().getDevices();
     assertThat(status)
         .singleElement()
@@ -170,7 +173,9 @@ class KubeletContractIT {
     assertThat(unprepare(claim)).isEmpty();
     assertThat(plugin.specFile(uid(claim))).doesNotExist();
     assertThat(checkpoint().claims()).isEmpty();
-    assertThat(readClaim(claim).getStatus().getDevices()).isNullOrEmpty();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(readClaim(claim).getStatus().getDevices()).isNullOrEmpty());
   }
 
   @Test

@@ -16,6 +16,14 @@ import java.util.HashMap;
  * only used for get and status updates of claims.
  */
 public final class MockApiServer implements AutoCloseable {
+  // The mock logs every request through java.util.logging; held here so the level sticks.
+  private static final java.util.logging.Logger MOCK_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  static {
+    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
   private final KubernetesMockServer server;
   private final KubernetesClient client;
 

@@ -1,0 +1,234 @@
+package dev.tessera.plugin.bench;
+
+import static dev.tessera.plugin.Fixtures.claim;
+import static dev.tessera.plugin.Fixtures.result;
+
+import dev.tessera.api.kubelet.dra.v1.Claim;
+import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
+import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import dev.tessera.plugin.it.KubeletClient;
+import dev.tessera.plugin.it.MockApiServer;
+import dev.tessera.plugin.it.SimulatedNode;
+import dev.tessera.plugin.kubelet.RegistrationService;
+import dev.tessera.plugin.kubelet.UnixSocketServer;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Measures the node plugin as a separate process, as the kubelet would meet it: start-up to
+ * registration, NodePrepareResources / NodeUnprepareResources of a 1-GPU claim over the real Unix
+ * socket (the claim served by an API server on loopback), cycles per second, and RSS after the
+ * cycles. Prints a Markdown table. Run it with {@code hack/bench}.
+ *
+ * <p>Arguments: {@code <plugin jar> [cycles] [warm-up cycles]}.
+ */
+public final class PluginBenchmark {
+  private static final String DRIVER = "gpu.tessera.dev";
+
+  private PluginBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    Path jar = Path.of(args[0]).toAbsolutePath();
+    int cycles = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
+    int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 500;
+    String javaOpts = System.getenv().getOrDefault("TESSERA_JAVA_OPTS", "");
+    Path dir = Files.createTempDirectory("tessera-bench");
+    Process plugin = null;
+    try (MockApiServer api = new MockApiServer()) {
+      Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 8);
+      // One claim per GPU, prepared and unprepared in turn: each prepare is a full one (the claim
+      // left the checkpoint at its unprepare), and the mock API server holds few objects.
+      List<ResourceClaim> claims = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        claims.add(
+            api.client()
+                .resource(
+                    claim(
+                        "u" + i, "bench-" + i, List.of(result("gpu", "gpu-" + (i % 8))), List.of()))
+                .create());
+      }
+      Path registration = dir.resolve("registry/" + DRIVER + "-reg.sock");
+      Path dra = dir.resolve("plugins/" + DRIVER + "/dra.sock");
+
+      var command = new ArrayList<String>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(Arrays.stream(javaOpts.split("\\s+")).filter(s -> !s.isBlank()).toList());
+      command.addAll(List.of("-jar", jar.toString()));
+      var builder = new ProcessBuilder(command).redirectErrorStream(true);
+      builder.redirectOutput(dir.resolve("plugin.log").toFile());
+      var env = builder.environment();
+      env.put("NODE_NAME", "node-a");
+      env.put("TESSERA_REGISTRY_DIR", dir.resolve("registry").toString());
+      env.put("TESSERA_PLUGINS_DIR", dir.resolve("plugins").toString());
+      env.put("TESSERA_CDI_DIR", dir.resolve("cdi").toString());
+      env.put("TESSERA_DRIVER_ROOT", root.toString());
+      env.put("TESSERA_KUBECONFIG", api.writeKubeconfig(dir).toString());
+      env.put("TESSERA_METRICS_PORT", "-1");
+      env.put("LOG_LEVEL", "WARN");
+
+      warmUpKubeletClient(dir.resolve("warm-up"));
+      long start = System.nanoTime();
+      plugin = builder.start();
+      while (!Files.exists(registration)) {
+        if (!plugin.isAlive()) {
+          throw new IllegalStateException(
+              "plugin exited: " + Files.readString(dir.resolve("plugin.log")));
+        }
+        if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(60)) {
+          throw new IllegalStateException("plugin did not serve its registration socket in 60 s");
+        }
+        Thread.sleep(1);
+      }
+      double socketMs = (System.nanoTime() - start) / 1e6;
+      double registeredMs;
+      try (KubeletClient kubelet = new KubeletClient(registration, dra)) {
+        kubelet.getInfo();
+        kubelet.notifyRegistration(true, "");
+        registeredMs = (System.nanoTime() - start) / 1e6;
+
+        long firstPrepare = prepare(kubelet, claims.get(0));
+        unprepare(kubelet, claims.get(0));
+        for (int i = 1; i < warmup; i++) {
+          prepare(kubelet, claims.get(i % 8));
+          unprepare(kubelet, claims.get(i % 8));
+        }
+        long[] prepares = new long[cycles];
+        long[] unprepares = new long[cycles];
+        long loopStart = System.nanoTime();
+        for (int i = 0; i < cycles; i++) {
+          ResourceClaim c = claims.get(i % 8);
+          prepares[i] = prepare(kubelet, c);
+          unprepares[i] = unprepare(kubelet, c);
+        }
+        double seconds = (System.nanoTime() - loopStart) / 1e9;
+        long rssKib = rssKib(plugin.pid());
+
+        Arrays.sort(prepares);
+        Arrays.sort(unprepares);
+        System.out.printf(Locale.ROOT, "%n| figure | value |%n|---|---|%n");
+        System.out.printf(Locale.ROOT, "| start to registration socket | %.0f ms |%n", socketMs);
+        System.out.printf(Locale.ROOT, "| start to registered | %.0f ms |%n", registeredMs);
+        System.out.printf(Locale.ROOT, "| first prepare (cold) | %.2f ms |%n", firstPrepare / 1e6);
+        System.out.printf(
+            Locale.ROOT,
+            "| prepare p50 / p99 | %.2f / %.2f ms |%n",
+            pct(prepares, 50),
+            pct(prepares, 99));
+        System.out.printf(
+            Locale.ROOT,
+            "| unprepare p50 / p99 | %.2f / %.2f ms |%n",
+            pct(unprepares, 50),
+            pct(unprepares, 99));
+        System.out.printf(Locale.ROOT, "| prepare+unprepare cycles/s | %.0f |%n", cycles / seconds);
+        System.out.printf(
+            Locale.ROOT, "| RSS after %d cycles | %.1f MiB |%n", warmup + cycles, rssKib / 1024.0);
+        System.out.printf(
+            Locale.ROOT,
+            "%ncycles=%d warm-up=%d java=%s opts=[%s]%n",
+            cycles,
+            warmup,
+            System.getProperty("java.version"),
+            javaOpts);
+      }
+    } finally {
+      if (plugin != null) {
+        plugin.destroy();
+        if (!plugin.waitFor(120, TimeUnit.SECONDS)) {
+          plugin.destroyForcibly().waitFor();
+        }
+      }
+      String keepLog = System.getenv("TESSERA_BENCH_PLUGIN_LOG");
+      if (keepLog != null && Files.exists(dir.resolve("plugin.log"))) {
+        Files.copy(
+            dir.resolve("plugin.log"), Path.of(keepLog), StandardCopyOption.REPLACE_EXISTING);
+      }
+      deleteTree(dir);
+    }
+  }
+
+  /**
+   * Loads this JVM's gRPC client classes against a throwaway registration server, so the time to
+   * registration measures the plugin, not the benchmark's own class loading.
+   */
+  private static void warmUpKubeletClient(Path dir) throws Exception {
+    Path socket = dir.resolve("reg.sock");
+    var service = new RegistrationService(DRIVER, dir.resolve("dra.sock").toString(), reason -> {});
+    try (var server = UnixSocketServer.start(socket, List.of(service));
+        var client = new KubeletClient(socket, socket)) {
+      for (int i = 0; i < 20; i++) {
+        client.getInfo();
+        client.notifyRegistration(true, "");
+      }
+    }
+  }
+
+  private static long prepare(KubeletClient kubelet, ResourceClaim claim) {
+    long t = System.nanoTime();
+    var reply =
+        kubelet
+            .v1()
+            .nodePrepareResources(
+                NodePrepareResourcesRequest.newBuilder().addClaims(ref(claim)).build());
+    long elapsed = System.nanoTime() - t;
+    String error = reply.getClaimsMap().get(claim.getMetadata().getUid()).getError();
+    if (!error.isEmpty()) {
+      throw new IllegalStateException("prepare failed: " + error);
+    }
+    return elapsed;
+  }
+
+  private static long unprepare(KubeletClient kubelet, ResourceClaim claim) {
+    long t = System.nanoTime();
+    var reply =
+        kubelet
+            .v1()
+            .nodeUnprepareResources(
+                NodeUnprepareResourcesRequest.newBuilder().addClaims(ref(claim)).build());
+    long elapsed = System.nanoTime() - t;
+    String error = reply.getClaimsMap().get(claim.getMetadata().getUid()).getError();
+    if (!error.isEmpty()) {
+      throw new IllegalStateException("unprepare failed: " + error);
+    }
+    return elapsed;
+  }
+
+  private static Claim ref(ResourceClaim claim) {
+    return Claim.newBuilder()
+        .setNamespace(claim.getMetadata().getNamespace())
+        .setName(claim.getMetadata().getName())
+        .setUid(claim.getMetadata().getUid())
+        .build();
+  }
+
+  private static double pct(long[] sorted, int percentile) {
+    int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, index)] / 1e6;
+  }
+
+  private static long rssKib(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    throw new IllegalStateException("no VmRSS for " + pid);
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}
