@@ -28,3 +28,19 @@ tessera_need_build_tools() {
     echo "gcc and make are needed to build the NVML simulator" >&2; return 1
   fi
 }
+
+# Builds everything and writes the test classpath of the plugin module to $TESSERA_TEST_CP
+# (for the programs in its test sources: the demo and the benchmark).
+tessera_build_plugin_test_classpath() {
+  ./mvnw -B -q --no-transfer-progress install -DskipTests
+  ./mvnw -B -q --no-transfer-progress -pl kubelet-plugin \
+    org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath \
+    -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
+  TESSERA_TEST_CP="kubelet-plugin/target/test-classes:kubelet-plugin/target/classes:$(cat kubelet-plugin/target/test-classpath.txt)"
+  export TESSERA_TEST_CP
+}
+
+# The node plugin's JVM flags, as one line.
+tessera_plugin_jvm_options() {
+  grep -v '^#' kubelet-plugin/jvm.options | tr '\n' ' '
+}

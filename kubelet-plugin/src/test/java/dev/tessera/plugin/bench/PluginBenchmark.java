@@ -8,7 +8,9 @@ import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
 import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.tessera.plugin.it.KubeletClient;
 import dev.tessera.plugin.it.MockApiServer;
+import dev.tessera.plugin.it.PluginProcess;
 import dev.tessera.plugin.it.SimulatedNode;
+import dev.tessera.plugin.it.TestFiles;
 import dev.tessera.plugin.kubelet.RegistrationService;
 import dev.tessera.plugin.kubelet.UnixSocketServer;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -18,11 +20,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Measures the node plugin as a separate process, as the kubelet would meet it: start-up to
@@ -43,7 +42,11 @@ public final class PluginBenchmark {
     int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 500;
     String javaOpts = System.getenv().getOrDefault("TESSERA_JAVA_OPTS", "");
     Path dir = Files.createTempDirectory("tessera-bench");
-    Process plugin = null;
+    // CDI specs live on a tmpfs on real nodes (/var/run/cdi); /dev/shm is one here too.
+    Path shm = Path.of("/dev/shm");
+    Path cdi =
+        Files.isDirectory(shm) ? Files.createTempDirectory(shm, "tessera-cdi") : dir.resolve("cdi");
+    PluginProcess plugin = null;
     try (MockApiServer api = new MockApiServer()) {
       Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 8);
       // One claim per GPU, prepared and unprepared in turn: each prepare is a full one (the claim
@@ -57,44 +60,17 @@ public final class PluginBenchmark {
                         "u" + i, "bench-" + i, List.of(result("gpu", "gpu-" + (i % 8))), List.of()))
                 .create());
       }
-      Path registration = dir.resolve("registry/" + DRIVER + "-reg.sock");
-      Path dra = dir.resolve("plugins/" + DRIVER + "/dra.sock");
-
-      var command = new ArrayList<String>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.addAll(Arrays.stream(javaOpts.split("\\s+")).filter(s -> !s.isBlank()).toList());
-      command.addAll(List.of("-jar", jar.toString()));
-      var builder = new ProcessBuilder(command).redirectErrorStream(true);
-      builder.redirectOutput(dir.resolve("plugin.log").toFile());
-      var env = builder.environment();
-      env.put("NODE_NAME", "node-a");
-      env.put("TESSERA_REGISTRY_DIR", dir.resolve("registry").toString());
-      env.put("TESSERA_PLUGINS_DIR", dir.resolve("plugins").toString());
-      env.put("TESSERA_CDI_DIR", dir.resolve("cdi").toString());
-      env.put("TESSERA_DRIVER_ROOT", root.toString());
-      env.put("TESSERA_KUBECONFIG", api.writeKubeconfig(dir).toString());
-      env.put("TESSERA_METRICS_PORT", "-1");
-      env.put("LOG_LEVEL", "WARN");
-
       warmUpKubeletClient(dir.resolve("warm-up"));
-      long start = System.nanoTime();
-      plugin = builder.start();
-      while (!Files.exists(registration)) {
-        if (!plugin.isAlive()) {
-          throw new IllegalStateException(
-              "plugin exited: " + Files.readString(dir.resolve("plugin.log")));
-        }
-        if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(60)) {
-          throw new IllegalStateException("plugin did not serve its registration socket in 60 s");
-        }
-        Thread.sleep(1);
-      }
-      double socketMs = (System.nanoTime() - start) / 1e6;
+      plugin =
+          PluginProcess.start(
+              jar, dir.resolve("node"), cdi, root, api.writeKubeconfig(dir), javaOpts, "WARN");
+      double socketMs = plugin.awaitRegistrationSocket() / 1e6;
       double registeredMs;
-      try (KubeletClient kubelet = new KubeletClient(registration, dra)) {
+      try (KubeletClient kubelet =
+          new KubeletClient(plugin.registrationSocket(), plugin.draSocket())) {
         kubelet.getInfo();
         kubelet.notifyRegistration(true, "");
-        registeredMs = (System.nanoTime() - start) / 1e6;
+        registeredMs = plugin.nanosSinceStart() / 1e6;
 
         long firstPrepare = prepare(kubelet, claims.get(0));
         unprepare(kubelet, claims.get(0));
@@ -112,6 +88,15 @@ public final class PluginBenchmark {
         }
         double seconds = (System.nanoTime() - loopStart) / 1e9;
         long rssKib = rssKib(plugin.pid());
+        if (System.getenv("TESSERA_BENCH_NMT") != null) {
+          // Needs -XX:NativeMemoryTracking=summary in TESSERA_JAVA_OPTS.
+          Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+          new ProcessBuilder(
+                  jcmd.toString(), Long.toString(plugin.pid()), "VM.native_memory", "summary")
+              .inheritIO()
+              .start()
+              .waitFor();
+        }
 
         Arrays.sort(prepares);
         Arrays.sort(unprepares);
@@ -121,13 +106,15 @@ public final class PluginBenchmark {
         System.out.printf(Locale.ROOT, "| first prepare (cold) | %.2f ms |%n", firstPrepare / 1e6);
         System.out.printf(
             Locale.ROOT,
-            "| prepare p50 / p99 | %.2f / %.2f ms |%n",
+            "| prepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
             pct(prepares, 50),
+            pct(prepares, 90),
             pct(prepares, 99));
         System.out.printf(
             Locale.ROOT,
-            "| unprepare p50 / p99 | %.2f / %.2f ms |%n",
+            "| unprepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
             pct(unprepares, 50),
+            pct(unprepares, 90),
             pct(unprepares, 99));
         System.out.printf(Locale.ROOT, "| prepare+unprepare cycles/s | %.0f |%n", cycles / seconds);
         System.out.printf(
@@ -142,17 +129,14 @@ public final class PluginBenchmark {
       }
     } finally {
       if (plugin != null) {
-        plugin.destroy();
-        if (!plugin.waitFor(120, TimeUnit.SECONDS)) {
-          plugin.destroyForcibly().waitFor();
-        }
+        plugin.close();
       }
       String keepLog = System.getenv("TESSERA_BENCH_PLUGIN_LOG");
-      if (keepLog != null && Files.exists(dir.resolve("plugin.log"))) {
-        Files.copy(
-            dir.resolve("plugin.log"), Path.of(keepLog), StandardCopyOption.REPLACE_EXISTING);
+      if (keepLog != null && plugin != null && Files.exists(plugin.log())) {
+        Files.copy(plugin.log(), Path.of(keepLog), StandardCopyOption.REPLACE_EXISTING);
       }
-      deleteTree(dir);
+      TestFiles.deleteTree(dir);
+      TestFiles.deleteTree(cdi);
     }
   }
 
@@ -222,13 +206,5 @@ public final class PluginBenchmark {
       }
     }
     throw new IllegalStateException("no VmRSS for " + pid);
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 }

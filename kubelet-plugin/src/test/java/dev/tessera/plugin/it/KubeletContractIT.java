@@ -21,6 +21,7 @@ import dev.tessera.plugin.kubelet.KubeletPlugin;
 import dev.tessera.plugin.prepare.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -173,6 +174,11 @@ class KubeletContractIT {
     assertThat(unprepare(claim)).isEmpty();
     assertThat(plugin.specFile(uid(claim))).doesNotExist();
     assertThat(checkpoint().claims()).isEmpty();
+    var metrics = plugin.context().getBean(MeterRegistry.class);
+    assertThat(metrics.get("tessera.claims.prepare").tag("outcome", "success").timer().count())
+        .isEqualTo(1);
+    assertThat(metrics.get("tessera.claims.unprepare").tag("outcome", "success").timer().count())
+        .isEqualTo(1);
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(() -> assertThat(readClaim(claim).getStatus().getDevices()).isNullOrEmpty());

@@ -1,0 +1,114 @@
+package dev.tessera.plugin.it;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The node plugin as its own process (the shaded jar), configured through env vars as the DaemonSet
+ * configures it, with its kubelet dirs and CDI dir under one directory.
+ */
+public final class PluginProcess implements AutoCloseable {
+  public static final String DRIVER = "gpu.tessera.dev";
+
+  private final Path dir;
+  private final Path cdiDir;
+  private final Process process;
+  private final long startNanos;
+
+  private PluginProcess(Path dir, Path cdiDir, Process process, long startNanos) {
+    this.dir = dir;
+    this.cdiDir = cdiDir;
+    this.process = process;
+    this.startNanos = startNanos;
+  }
+
+  /**
+   * Starts the plugin.
+   *
+   * @param cdiDir where CDI specs go (a tmpfs on real nodes: /var/run/cdi)
+   * @param javaOpts JVM flags, e.g. the contents of kubelet-plugin/jvm.options
+   */
+  public static PluginProcess start(
+      Path jar,
+      Path dir,
+      Path cdiDir,
+      Path driverRoot,
+      Path kubeconfig,
+      String javaOpts,
+      String logLevel)
+      throws IOException {
+    var command = new ArrayList<String>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(Arrays.stream(javaOpts.split("\\s+")).filter(s -> !s.isBlank()).toList());
+    command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
+    var builder = new ProcessBuilder(command).redirectErrorStream(true);
+    Files.createDirectories(dir);
+    builder.redirectOutput(dir.resolve("plugin.log").toFile());
+    var env = builder.environment();
+    env.put("NODE_NAME", "node-a");
+    env.put("TESSERA_REGISTRY_DIR", dir.resolve("registry").toString());
+    env.put("TESSERA_PLUGINS_DIR", dir.resolve("plugins").toString());
+    env.put("TESSERA_CDI_DIR", cdiDir.toString());
+    env.put("TESSERA_DRIVER_ROOT", driverRoot.toString());
+    env.put("TESSERA_KUBECONFIG", kubeconfig.toString());
+    env.put("TESSERA_METRICS_PORT", "-1");
+    env.put("LOG_LEVEL", logLevel);
+    // As the image runs it: glibc's per-thread malloc arenas otherwise hold tens of MiB.
+    env.put("MALLOC_ARENA_MAX", "2");
+    long start = System.nanoTime();
+    return new PluginProcess(dir, cdiDir, builder.start(), start);
+  }
+
+  public Path registrationSocket() {
+    return dir.resolve("registry/" + DRIVER + "-reg.sock");
+  }
+
+  public Path draSocket() {
+    return dir.resolve("plugins/" + DRIVER + "/dra.sock");
+  }
+
+  public Path cdiDir() {
+    return cdiDir;
+  }
+
+  public Path log() {
+    return dir.resolve("plugin.log");
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /** Waits for the registration socket; returns the time since start in nanoseconds. */
+  public long awaitRegistrationSocket() throws IOException, InterruptedException {
+    while (!Files.exists(registrationSocket())) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("plugin exited: " + Files.readString(log()));
+      }
+      if (System.nanoTime() - startNanos > TimeUnit.SECONDS.toNanos(60)) {
+        throw new IllegalStateException("plugin did not serve its registration socket in 60 s");
+      }
+      Thread.sleep(1);
+    }
+    return System.nanoTime() - startNanos;
+  }
+
+  public long nanosSinceStart() {
+    return System.nanoTime() - startNanos;
+  }
+
+  /** Stops it as the kubelet's pod termination would (SIGTERM), waiting for a clean exit. */
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    // Generous: a JVM asked to write an AOT cache does so at exit.
+    if (!process.waitFor(120, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+    }
+  }
+}
