@@ -4,6 +4,7 @@ import dev.tessera.plugin.prepare.ClaimRef;
 import dev.tessera.plugin.prepare.DeviceState;
 import dev.tessera.plugin.prepare.PrepareException;
 import dev.tessera.plugin.prepare.PreparedDevice;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.LinkedHashMap;
@@ -25,6 +26,9 @@ public final class ClaimBatch {
   public ClaimBatch(DeviceState state, MeterRegistry metrics) {
     this.state = state;
     this.metrics = metrics;
+    Gauge.builder("tessera.claims.prepared", state, s -> s.checkpoint().claims().size())
+        .description("Claims prepared or being prepared on this node")
+        .register(metrics);
   }
 
   /** The outcome of one claim: its devices, or the error the kubelet should show. */

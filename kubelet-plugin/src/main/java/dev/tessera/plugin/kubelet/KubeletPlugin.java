@@ -48,7 +48,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   @Override
   public void onApplicationEvent(StartupEvent event) {
     try {
-      state.sweepOrphanSpecs();
+      state.recover();
       draServer =
           UnixSocketServer.start(
               config.draSocket(), List.of(new DraV1Service(batch), new DraV1beta1Service(batch)));

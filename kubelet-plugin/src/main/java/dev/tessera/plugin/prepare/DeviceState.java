@@ -57,10 +57,12 @@ public final class DeviceState {
   }
 
   /**
-   * Removes CDI specs of ours that no checkpointed claim accounts for (left by an operator or an
-   * older installation); a claim in the checkpoint keeps its spec until it is unprepared.
+   * Run once at start-up, before the kubelet can call: persists the checkpoint as this boot sees it
+   * (after a reboot every claim is demoted to started), and removes CDI specs of ours that no
+   * checkpointed claim accounts for (left by an operator or an older installation); a claim in the
+   * checkpoint keeps its spec until it is prepared again or unprepared.
    */
-  public void sweepOrphanSpecs() throws IOException {
+  public void recover() throws IOException {
     lock.lock();
     try {
       for (String uid : cdiWriter.claimUidsWithSpecs()) {
@@ -132,7 +134,7 @@ public final class DeviceState {
     }
   }
 
-  /** Claims currently in the checkpoint, by UID (for metrics and tests). */
+  /** The checkpoint as it is now (for metrics and tests). */
   public Checkpoint checkpoint() {
     lock.lock();
     try {

@@ -3,9 +3,6 @@ package dev.tessera.plugin.bench;
 import static dev.tessera.plugin.Fixtures.claim;
 import static dev.tessera.plugin.Fixtures.result;
 
-import dev.tessera.api.kubelet.dra.v1.Claim;
-import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
-import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.tessera.plugin.it.KubeletClient;
 import dev.tessera.plugin.it.MockApiServer;
 import dev.tessera.plugin.it.PluginProcess;
@@ -158,13 +155,8 @@ public final class PluginBenchmark {
 
   private static long prepare(KubeletClient kubelet, ResourceClaim claim) {
     long t = System.nanoTime();
-    var reply =
-        kubelet
-            .v1()
-            .nodePrepareResources(
-                NodePrepareResourcesRequest.newBuilder().addClaims(ref(claim)).build());
+    String error = kubelet.prepare(claim).get(claim.getMetadata().getUid()).getError();
     long elapsed = System.nanoTime() - t;
-    String error = reply.getClaimsMap().get(claim.getMetadata().getUid()).getError();
     if (!error.isEmpty()) {
       throw new IllegalStateException("prepare failed: " + error);
     }
@@ -173,25 +165,12 @@ public final class PluginBenchmark {
 
   private static long unprepare(KubeletClient kubelet, ResourceClaim claim) {
     long t = System.nanoTime();
-    var reply =
-        kubelet
-            .v1()
-            .nodeUnprepareResources(
-                NodeUnprepareResourcesRequest.newBuilder().addClaims(ref(claim)).build());
+    String error = kubelet.unprepare(claim);
     long elapsed = System.nanoTime() - t;
-    String error = reply.getClaimsMap().get(claim.getMetadata().getUid()).getError();
     if (!error.isEmpty()) {
       throw new IllegalStateException("unprepare failed: " + error);
     }
     return elapsed;
-  }
-
-  private static Claim ref(ResourceClaim claim) {
-    return Claim.newBuilder()
-        .setNamespace(claim.getMetadata().getNamespace())
-        .setName(claim.getMetadata().getName())
-        .setUid(claim.getMetadata().getUid())
-        .build();
   }
 
   private static double pct(long[] sorted, int percentile) {

@@ -5,10 +5,7 @@ import static dev.tessera.plugin.Fixtures.config;
 import static dev.tessera.plugin.Fixtures.result;
 
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
-import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
-import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.tessera.plugin.it.KubeletClient;
 import dev.tessera.plugin.it.MockApiServer;
 import dev.tessera.plugin.it.PluginProcess;
@@ -149,12 +146,7 @@ public final class SimulatedNodeDemo {
 
           step("The kubelet unprepares every claim (pods gone)");
           for (ResourceClaim claim : claims) {
-            var reply =
-                kubelet
-                    .v1()
-                    .nodeUnprepareResources(
-                        NodeUnprepareResourcesRequest.newBuilder().addClaims(ref(claim)).build());
-            String error = reply.getClaimsMap().get(claim.getMetadata().getUid()).getError();
+            String error = kubelet.unprepare(claim);
             System.out.printf(
                 "   %-11s %s%n",
                 claim.getMetadata().getName(), error.isEmpty() ? "unprepared" : error);
@@ -204,13 +196,8 @@ public final class SimulatedNodeDemo {
 
   private static void prepare(KubeletClient kubelet, PluginProcess plugin, ResourceClaim claim)
       throws IOException {
-    var reply =
-        kubelet
-            .v1()
-            .nodePrepareResources(
-                NodePrepareResourcesRequest.newBuilder().addClaims(ref(claim)).build());
     String uid = claim.getMetadata().getUid();
-    NodePrepareResourceResponse response = reply.getClaimsMap().get(uid);
+    NodePrepareResourceResponse response = kubelet.prepare(claim).get(uid);
     step("NodePrepareResources " + claim.getMetadata().getName());
     if (!response.getError().isEmpty()) {
       System.out.println("   error: " + response.getError());
@@ -240,14 +227,6 @@ public final class SimulatedNodeDemo {
 
   private static ResourceClaim create(MockApiServer api, ResourceClaim claim) {
     return api.client().resource(claim).create();
-  }
-
-  private static Claim ref(ResourceClaim claim) {
-    return Claim.newBuilder()
-        .setNamespace(claim.getMetadata().getNamespace())
-        .setName(claim.getMetadata().getName())
-        .setUid(claim.getMetadata().getUid())
-        .build();
   }
 
   private static void step(String text) {

@@ -1,13 +1,19 @@
 package dev.tessera.plugin.it;
 
+import dev.tessera.api.kubelet.dra.v1.Claim;
+import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
+import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
+import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.tessera.api.kubelet.registration.v1.InfoRequest;
 import dev.tessera.api.kubelet.registration.v1.PluginInfo;
 import dev.tessera.api.kubelet.registration.v1.RegistrationGrpc;
 import dev.tessera.api.kubelet.registration.v1.RegistrationStatus;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Plays the kubelet: dials the plugin's sockets as the kubelet's plugin manager does. */
@@ -37,6 +43,33 @@ public final class KubeletClient implements AutoCloseable {
                 .setPluginRegistered(registered)
                 .setError(error)
                 .build());
+  }
+
+  /** The claim as the kubelet names it in a v1 request. */
+  public static Claim ref(ResourceClaim claim) {
+    return Claim.newBuilder()
+        .setNamespace(claim.getMetadata().getNamespace())
+        .setName(claim.getMetadata().getName())
+        .setUid(claim.getMetadata().getUid())
+        .build();
+  }
+
+  /** NodePrepareResources (v1) of the claims in one call; the answers by claim UID. */
+  public Map<String, NodePrepareResourceResponse> prepare(ResourceClaim... claims) {
+    var request = NodePrepareResourcesRequest.newBuilder();
+    for (ResourceClaim claim : claims) {
+      request.addClaims(ref(claim));
+    }
+    return v1().nodePrepareResources(request.build()).getClaimsMap();
+  }
+
+  /** NodeUnprepareResources (v1) of one claim; its error, empty on success. */
+  public String unprepare(ResourceClaim claim) {
+    return v1().nodeUnprepareResources(
+            NodeUnprepareResourcesRequest.newBuilder().addClaims(ref(claim)).build())
+        .getClaimsMap()
+        .get(claim.getMetadata().getUid())
+        .getError();
   }
 
   public dev.tessera.api.kubelet.dra.v1.DRAPluginGrpc.DRAPluginBlockingStub v1() {

@@ -12,7 +12,6 @@ import static org.awaitility.Awaitility.await;
 import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
-import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.checkpoint.ClaimEntry;
@@ -65,31 +64,12 @@ class KubeletContractIT {
     api.close();
   }
 
-  private static Claim ref(ResourceClaim claim) {
-    return Claim.newBuilder()
-        .setNamespace(claim.getMetadata().getNamespace())
-        .setName(claim.getMetadata().getName())
-        .setUid(claim.getMetadata().getUid())
-        .build();
-  }
-
   private Map<String, NodePrepareResourceResponse> prepare(ResourceClaim... claims) {
-    var request = NodePrepareResourcesRequest.newBuilder();
-    for (ResourceClaim claim : claims) {
-      request.addClaims(ref(claim));
-    }
-    return plugin.kubelet().v1().nodePrepareResources(request.build()).getClaimsMap();
+    return plugin.kubelet().prepare(claims);
   }
 
   private String unprepare(ResourceClaim claim) {
-    return plugin
-        .kubelet()
-        .v1()
-        .nodeUnprepareResources(
-            NodeUnprepareResourcesRequest.newBuilder().addClaims(ref(claim)).build())
-        .getClaimsMap()
-        .get(claim.getMetadata().getUid())
-        .getError();
+    return plugin.kubelet().unprepare(claim);
   }
 
   private Checkpoint checkpoint() {
@@ -175,6 +155,7 @@ class KubeletContractIT {
     assertThat(plugin.specFile(uid(claim))).doesNotExist();
     assertThat(checkpoint().claims()).isEmpty();
     var metrics = plugin.context().getBean(MeterRegistry.class);
+    assertThat(metrics.get("tessera.claims.prepared").gauge().value()).isZero();
     assertThat(metrics.get("tessera.claims.prepare").tag("outcome", "success").timer().count())
         .isEqualTo(1);
     assertThat(metrics.get("tessera.claims.unprepare").tag("outcome", "success").timer().count())
@@ -329,14 +310,14 @@ class KubeletContractIT {
 
     var request =
         NodePrepareResourcesRequest.newBuilder()
-            .addClaims(ref(good))
+            .addClaims(KubeletClient.ref(good))
             .addClaims(
                 Claim.newBuilder().setNamespace("default").setName("replaced").setUid("uid-old"))
-            .addClaims(ref(elsewhere))
-            .addClaims(ref(invalid))
-            .addClaims(ref(wholeMigGpu))
-            .addClaims(ref(taken))
-            .addClaims(ref(unallocated))
+            .addClaims(KubeletClient.ref(elsewhere))
+            .addClaims(KubeletClient.ref(invalid))
+            .addClaims(KubeletClient.ref(wholeMigGpu))
+            .addClaims(KubeletClient.ref(taken))
+            .addClaims(KubeletClient.ref(unallocated))
             .addClaims(
                 Claim.newBuilder().setNamespace("default").setName("ghost").setUid("uid-ghost"))
             .build();

@@ -207,7 +207,7 @@ class DeviceStateTest {
     state.prepare(ref);
     Files.writeString(cdi.specFile("uid-orphan"), "{}");
 
-    state.sweepOrphanSpecs();
+    state.recover();
 
     assertThat(cdi.claimUidsWithSpecs()).containsExactly("uid-1");
   }
