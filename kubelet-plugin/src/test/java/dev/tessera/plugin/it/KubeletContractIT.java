@@ -133,7 +133,7 @@ class KubeletContractIT {
 
     await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> readClaim(claim).getStatus().getDevices() != null);
+        .until(() -> !readClaim(claim).getStatus().getDevices().isEmpty());
     List<AllocatedDeviceStatus> status = readClaim(claim).getStatus().getDevices();
     assertThat(status)
         .singleElement()
