@@ -32,7 +32,7 @@ tessera_need_build_tools() {
 # Builds everything and writes the test classpath of the plugin module to $TESSERA_TEST_CP
 # (for the programs in its test sources: the demo and the benchmark).
 tessera_build_plugin_test_classpath() {
-  ./mvnw -B -q --no-transfer-progress install -DskipTests
+  ./mvnw -B -q --no-transfer-progress install -DskipTests -DskipITs
   ./mvnw -B -q --no-transfer-progress -pl kubelet-plugin \
     org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath \
     -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
