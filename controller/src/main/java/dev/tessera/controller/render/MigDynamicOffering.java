@@ -1,0 +1,181 @@
+package dev.tessera.controller.render;
+
+import static dev.tessera.api.DeviceAttributeNames.COPY_ENGINES;
+import static dev.tessera.api.DeviceAttributeNames.DECODERS;
+import static dev.tessera.api.DeviceAttributeNames.ENCODERS;
+import static dev.tessera.api.DeviceAttributeNames.JPEG_ENGINES;
+import static dev.tessera.api.DeviceAttributeNames.MEMORY;
+import static dev.tessera.api.DeviceAttributeNames.MULTIPROCESSORS;
+import static dev.tessera.api.DeviceAttributeNames.OFA_ENGINES;
+
+import dev.tessera.api.DeviceName;
+import dev.tessera.api.inventory.Gpu;
+import dev.tessera.api.inventory.MigMode;
+import dev.tessera.api.inventory.MigPlacement;
+import dev.tessera.api.inventory.MigProfile;
+import dev.tessera.api.inventory.NodeInventory;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.Counter;
+import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
+import io.fabric8.kubernetes.api.model.resource.v1.CounterSetBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumptionBuilder;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code mig-dynamic}: per GPU the whole GPU and every MIG placement as devices, all consuming from
+ * one counter set of that GPU (partitionable devices). A counter per memory slice makes overlapping
+ * placements — and the whole GPU next to any placement — impossible to allocate together; counters
+ * for memory and each engine kind keep the sum of what is allocated within the GPU (e.g. at most
+ * one {@code +me} profile, which takes the only OFA engine).
+ *
+ * <p>Which of the two a GPU offers follows what it can do at prepare time: Hopper and later switch
+ * MIG mode without a GPU reset, so they offer both; Ampere needs a reset, so an A100 offers only
+ * what its current mode allows (placements in MIG mode, the whole GPU otherwise). A GPU without MIG
+ * is offered whole without counters.
+ */
+final class MigDynamicOffering {
+  private static final Set<String> TOGGLES_WITHOUT_RESET = Set.of("Hopper", "Blackwell");
+
+  private MigDynamicOffering() {}
+
+  static String counterSetName(Gpu gpu) {
+    return "gpu-" + gpu.minor() + "-counters";
+  }
+
+  static String memorySliceCounter(int slice) {
+    return "memory-slice-" + slice;
+  }
+
+  static List<DesiredSlice> render(NodeInventory node) {
+    var counterSets = new ArrayList<CounterSet>();
+    var partitioned = new ArrayList<DesiredSlice>();
+    var plain = new ArrayList<Device>();
+    for (Gpu gpu : node.gpus()) {
+      if (gpu.migProfiles().isEmpty()) {
+        plain.add(ExclusiveOffering.wholeGpu(node, gpu));
+        continue;
+      }
+      Map<String, Long> totals = totals(gpu);
+      counterSets.add(counterSet(gpu, totals));
+      var devices = new ArrayList<Device>();
+      if (offersWhole(gpu)) {
+        devices.add(wholeGpu(node, gpu, totals));
+      }
+      if (offersPlacements(gpu)) {
+        for (MigProfile profile : gpu.migProfiles()) {
+          for (MigPlacement placement : profile.placements()) {
+            devices.add(placement(node, gpu, profile, placement));
+          }
+        }
+      }
+      // One slice per GPU keeps a change to one GPU to one slice write.
+      for (List<Device> chunk :
+          Chunks.of(devices, SliceLimits.MAX_DEVICES_WITH_ADVANCED_FEATURES)) {
+        partitioned.add(new DesiredSlice.Devices(chunk));
+      }
+    }
+    var slices = new ArrayList<DesiredSlice>();
+    for (List<CounterSet> chunk : Chunks.of(counterSets, SliceLimits.MAX_COUNTER_SETS)) {
+      slices.add(new DesiredSlice.Counters(chunk));
+    }
+    slices.addAll(partitioned);
+    for (List<Device> chunk : Chunks.of(plain, SliceLimits.MAX_DEVICES)) {
+      slices.add(new DesiredSlice.Devices(chunk));
+    }
+    return slices;
+  }
+
+  private static boolean offersWhole(Gpu gpu) {
+    return TOGGLES_WITHOUT_RESET.contains(gpu.architecture()) || gpu.migMode() != MigMode.ENABLED;
+  }
+
+  private static boolean offersPlacements(Gpu gpu) {
+    return TOGGLES_WITHOUT_RESET.contains(gpu.architecture()) || gpu.migMode() == MigMode.ENABLED;
+  }
+
+  /**
+   * What the GPU has of each counter: its memory slices, memory, and the full profile's engines.
+   */
+  private static Map<String, Long> totals(Gpu gpu) {
+    MigProfile full =
+        gpu.migProfiles().stream()
+            .max(Comparator.comparingInt(MigProfile::sliceCount))
+            .orElseThrow();
+    int memorySlices =
+        gpu.migProfiles().stream()
+            .flatMap(p -> p.placements().stream())
+            .mapToInt(p -> p.start() + p.size())
+            .max()
+            .orElseThrow();
+    var totals = new LinkedHashMap<String, Long>();
+    for (int slice = 0; slice < memorySlices; slice++) {
+      totals.put(memorySliceCounter(slice), 1L);
+    }
+    totals.put(MEMORY, Math.max(gpu.memoryBytes(), full.memoryBytes()));
+    totals.putAll(engines(full));
+    return totals;
+  }
+
+  private static Map<String, Long> engines(MigProfile profile) {
+    var engines = new LinkedHashMap<String, Long>();
+    engines.put(MULTIPROCESSORS, (long) profile.multiprocessors());
+    engines.put(COPY_ENGINES, (long) profile.copyEngines());
+    engines.put(DECODERS, (long) profile.decoders());
+    engines.put(ENCODERS, (long) profile.encoders());
+    engines.put(JPEG_ENGINES, (long) profile.jpegEngines());
+    engines.put(OFA_ENGINES, (long) profile.ofaEngines());
+    return engines;
+  }
+
+  private static CounterSet counterSet(Gpu gpu, Map<String, Long> totals) {
+    return new CounterSetBuilder()
+        .withName(counterSetName(gpu))
+        .withCounters(counters(totals))
+        .build();
+  }
+
+  private static Device wholeGpu(NodeInventory node, Gpu gpu, Map<String, Long> totals) {
+    return new DeviceBuilder(ExclusiveOffering.wholeGpu(node, gpu))
+        .withConsumesCounters(
+            new DeviceCounterConsumptionBuilder()
+                .withCounterSet(counterSetName(gpu))
+                .withCounters(counters(totals))
+                .build())
+        .build();
+  }
+
+  private static Device placement(
+      NodeInventory node, Gpu gpu, MigProfile profile, MigPlacement placement) {
+    var consumed = new LinkedHashMap<String, Long>();
+    for (int slice = placement.start(); slice < placement.start() + placement.size(); slice++) {
+      consumed.put(memorySliceCounter(slice), 1L);
+    }
+    consumed.put(MEMORY, profile.memoryBytes());
+    consumed.putAll(engines(profile));
+    consumed.values().removeIf(v -> v == 0);
+    return new DeviceBuilder()
+        .withName(new DeviceName.Mig(gpu.minor(), profile.name(), placement.start()).value())
+        .withAttributes(DeviceFacts.migAttributes(node, gpu, profile.name()))
+        .withCapacity(DeviceFacts.migCapacity(profile))
+        .withConsumesCounters(
+            new DeviceCounterConsumptionBuilder()
+                .withCounterSet(counterSetName(gpu))
+                .withCounters(counters(consumed))
+                .build())
+        .build();
+  }
+
+  private static Map<String, Counter> counters(Map<String, Long> values) {
+    var counters = new LinkedHashMap<String, Counter>();
+    values.forEach(
+        (name, value) -> counters.put(name, new Counter(new Quantity(Long.toString(value)))));
+    return counters;
+  }
+}

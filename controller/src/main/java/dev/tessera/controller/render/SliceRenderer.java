@@ -1,0 +1,20 @@
+package dev.tessera.controller.render;
+
+import dev.tessera.api.inventory.NodeInventory;
+import java.util.List;
+
+/**
+ * What a node's pool should hold (pure): the contents of its slices for the node's offering, each
+ * within the API's limits. Slice names, pool generations and owners are the publisher's business.
+ */
+public final class SliceRenderer {
+
+  public List<DesiredSlice> render(NodeInventory node, Offering offering) {
+    return switch (offering) {
+      case EXCLUSIVE -> ExclusiveOffering.render(node);
+      case MIG_STATIC -> MigStaticOffering.render(node);
+      case MIG_DYNAMIC -> MigDynamicOffering.render(node);
+      case SHARED -> SharedOffering.render(node);
+    };
+  }
+}

@@ -1,0 +1,33 @@
+# Shared by hack/cluster/{build,up,down,smoke}: pinned versions, cache and state paths, logging.
+# shellcheck shell=bash
+
+cluster_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=versions.env
+. "$cluster_dir/versions.env"
+
+# The build cache lives outside the work tree, one folder per component and version.
+CACHE=${TESSERA_CACHE:-$HOME/.cache/tessera}/cluster
+KUBE_BIN=$CACHE/kubernetes-$KUBERNETES_VERSION/bin
+ETCD_BIN=$CACHE/etcd-$ETCD_VERSION/bin
+CONTAINERD_BIN=$CACHE/containerd-$CONTAINERD_VERSION/bin
+if [ "$RUNC_VERSION" = debian ]; then RUNC=/usr/sbin/runc; else RUNC=$CACHE/runc-$RUNC_VERSION/bin/runc; fi
+CNI_BIN=/usr/lib/cni
+
+# Everything a running cluster owns: PKI, configs, data, logs, PIDs, the kubelet's and containerd's dirs.
+STATE=${TESSERA_CLUSTER_DIR:-/var/lib/tessera-cluster}
+NODE_NAME=${TESSERA_NODE_NAME:-tessera-node}
+NETNS=tessera-cluster            # private network namespace for containerd, CNI and pods
+CGROUP_ROOT=/tessera-cluster     # kubelet cgroupRoot, pre-created in every cgroup v1 hierarchy
+CONTAINERD_SOCK=/run/tessera-containerd/containerd.sock
+
+say() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
+die() { printf '[%s] ERROR: %s\n' "$(date +%T)" "$*" >&2; exit 1; }
+
+# The images' cache key: what goes into them (pause.c, mkimage, refs, Debian's busybox version).
+images_dir() {
+  local bb key
+  bb=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null || echo none)
+  key=$({ cat "$cluster_dir/pause.c" "$cluster_dir/mkimage"; echo "$PAUSE_IMAGE $BUSYBOX_IMAGE $bb"; } \
+    | sha256sum | cut -c1-12)
+  echo "$CACHE/images-$key"
+}
