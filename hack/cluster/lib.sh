@@ -1,5 +1,5 @@
 # Shared by hack/cluster/{build,up,down,smoke}: pinned versions, cache and state paths, logging.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # the variables are for the scripts that source this
 
 cluster_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=versions.env
@@ -19,6 +19,10 @@ NODE_NAME=${TESSERA_NODE_NAME:-tessera-node}
 NETNS=tessera-cluster            # private network namespace for containerd, CNI and pods
 CGROUP_ROOT=/tessera-cluster     # kubelet cgroupRoot, pre-created in every cgroup v1 hierarchy
 CONTAINERD_SOCK=/run/tessera-containerd/containerd.sock
+
+# kubectl as the cluster's admin; ctr in containerd's Kubernetes namespace.
+kube() { "$KUBE_BIN/kubectl" --kubeconfig="$STATE/admin.kubeconfig" "$@"; }
+ctr_k8s() { "$CONTAINERD_BIN/ctr" --address="$CONTAINERD_SOCK" --namespace=k8s.io "$@"; }
 
 say() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
 die() { printf '[%s] ERROR: %s\n' "$(date +%T)" "$*" >&2; exit 1; }
