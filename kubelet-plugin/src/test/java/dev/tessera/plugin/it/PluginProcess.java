@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,20 +17,25 @@ import java.util.concurrent.TimeUnit;
 public final class PluginProcess implements AutoCloseable {
   public static final String DRIVER = "gpu.tessera.dev";
 
-  private final Path dir;
+  private final Path registryDir;
+  private final Path pluginsDir;
   private final Path cdiDir;
+  private final Path log;
   private final Process process;
   private final long startNanos;
 
-  private PluginProcess(Path dir, Path cdiDir, Process process, long startNanos) {
-    this.dir = dir;
+  private PluginProcess(
+      Path registryDir, Path pluginsDir, Path cdiDir, Path log, Process process, long startNanos) {
+    this.registryDir = registryDir;
+    this.pluginsDir = pluginsDir;
     this.cdiDir = cdiDir;
+    this.log = log;
     this.process = process;
     this.startNanos = startNanos;
   }
 
   /**
-   * Starts the plugin.
+   * Starts the plugin with its kubelet dirs and CDI dir under {@code dir}.
    *
    * @param cdiDir where CDI specs go (a tmpfs on real nodes: /var/run/cdi)
    * @param javaOpts JVM flags, e.g. the contents of kubelet-plugin/jvm.options
@@ -42,14 +49,7 @@ public final class PluginProcess implements AutoCloseable {
       String javaOpts,
       String logLevel)
       throws IOException {
-    var command = new ArrayList<String>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(Arrays.stream(javaOpts.split("\\s+")).filter(s -> !s.isBlank()).toList());
-    command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
-    var builder = new ProcessBuilder(command).redirectErrorStream(true);
-    Files.createDirectories(dir);
-    builder.redirectOutput(dir.resolve("plugin.log").toFile());
-    var env = builder.environment();
+    var env = new LinkedHashMap<String, String>();
     env.put("NODE_NAME", "node-a");
     env.put("TESSERA_REGISTRY_DIR", dir.resolve("registry").toString());
     env.put("TESSERA_PLUGINS_DIR", dir.resolve("plugins").toString());
@@ -58,18 +58,45 @@ public final class PluginProcess implements AutoCloseable {
     env.put("TESSERA_KUBECONFIG", kubeconfig.toString());
     env.put("TESSERA_METRICS_PORT", "-1");
     env.put("LOG_LEVEL", logLevel);
+    return start(jar, dir, javaOpts, env);
+  }
+
+  /**
+   * Starts the plugin configured by {@code env} (the settings' env vars, as a DaemonSet sets them);
+   * its log goes to {@code dir/plugin.log}.
+   */
+  public static PluginProcess start(Path jar, Path dir, String javaOpts, Map<String, String> env)
+      throws IOException {
+    var command = new ArrayList<String>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(Arrays.stream(javaOpts.split("\\s+")).filter(s -> !s.isBlank()).toList());
+    command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
+    var builder = new ProcessBuilder(command).redirectErrorStream(true);
+    Files.createDirectories(dir);
+    builder.redirectOutput(dir.resolve("plugin.log").toFile());
+    builder.environment().putAll(env);
     // As the image runs it: glibc's per-thread malloc arenas otherwise hold tens of MiB.
-    env.put("MALLOC_ARENA_MAX", "2");
+    builder.environment().put("MALLOC_ARENA_MAX", "2");
     long start = System.nanoTime();
-    return new PluginProcess(dir, cdiDir, builder.start(), start);
+    return new PluginProcess(
+        Path.of(env.get("TESSERA_REGISTRY_DIR")),
+        Path.of(env.get("TESSERA_PLUGINS_DIR")),
+        Path.of(env.get("TESSERA_CDI_DIR")),
+        dir.resolve("plugin.log"),
+        builder.start(),
+        start);
   }
 
   public Path registrationSocket() {
-    return dir.resolve("registry/" + DRIVER + "-reg.sock");
+    return registryDir.resolve(DRIVER + "-reg.sock");
   }
 
   public Path draSocket() {
-    return dir.resolve("plugins/" + DRIVER + "/dra.sock");
+    return pluginsDir.resolve(DRIVER + "/dra.sock");
+  }
+
+  public Path checkpointFile() {
+    return pluginsDir.resolve(DRIVER + "/checkpoint.json");
   }
 
   public Path cdiDir() {
@@ -77,7 +104,7 @@ public final class PluginProcess implements AutoCloseable {
   }
 
   public Path log() {
-    return dir.resolve("plugin.log");
+    return log;
   }
 
   public long pid() {

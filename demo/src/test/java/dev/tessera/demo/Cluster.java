@@ -1,0 +1,28 @@
+package dev.tessera.demo;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * A cluster the end-to-end tests run on, with one node whose kubelet the node plugin registers
+ * with. Today: the local cluster from upstream binaries ({@link LocalBinaryCluster}); a kind
+ * cluster (Testcontainers, where a Docker engine exists) comes with the packaging issue.
+ */
+interface Cluster {
+
+  /** Why the tests cannot run on it here, or empty when they can. */
+  Optional<String> unavailableReason();
+
+  Path adminKubeconfig();
+
+  String nodeName();
+
+  /** The kubelet's plugin registry, where the plugin's registration socket goes. */
+  Path registryDir();
+
+  /** The kubelet's plugins dir, where the plugin's DRA socket and checkpoint go. */
+  Path pluginsDir();
+
+  /** The CDI dir the node's container runtime reads. */
+  Path cdiDir();
+}

@@ -1,0 +1,178 @@
+package dev.tessera.demo;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.api.DriverNames;
+import dev.tessera.controller.publish.PoolSlices;
+import dev.tessera.controller.render.Offering;
+import dev.tessera.controller.render.SliceRenderer;
+import dev.tessera.plugin.discovery.GpuDiscovery;
+import dev.tessera.plugin.it.PluginProcess;
+import dev.tessera.plugin.it.SimulatedNode;
+import dev.tessera.plugin.it.TestFiles;
+import dev.tessera.plugin.nvml.JnaNvml;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Tessera running on the cluster's node with a simulated GPU driver root: the node plugin as a host
+ * process registered with the real kubelet, the node's slices published once from what NVML reports
+ * (standing in for the controller until it runs in the cluster), and Tessera's DeviceClasses
+ * applied. Closing stops the plugin and removes what it published.
+ */
+final class TesseraOnNode implements AutoCloseable {
+  private static final Path REPO =
+      Path.of(System.getProperty("tessera.repo.dir", ".")).toAbsolutePath().normalize();
+
+  private final Cluster cluster;
+  private final Path work;
+  private final KubernetesClient client;
+  private final PluginProcess plugin;
+
+  private TesseraOnNode(Cluster cluster, Path work, KubernetesClient client, PluginProcess plugin) {
+    this.cluster = cluster;
+    this.work = work;
+    this.client = client;
+    this.plugin = plugin;
+  }
+
+  static TesseraOnNode start(
+      Cluster cluster, String profile, int gpus, Offering offering, String... simulator)
+      throws Exception {
+    Path work = Files.createTempDirectory("tessera-e2e");
+    Path root = SimulatedNode.layOut(work.resolve("driver-root"), profile, gpus, simulator);
+    var client =
+        new KubernetesClientBuilder()
+            .withConfig(Config.fromKubeconfig(Files.readString(cluster.adminKubeconfig())))
+            .build();
+    var env = new LinkedHashMap<String, String>();
+    env.put("NODE_NAME", cluster.nodeName());
+    env.put("TESSERA_REGISTRY_DIR", cluster.registryDir().toString());
+    env.put("TESSERA_PLUGINS_DIR", cluster.pluginsDir().toString());
+    env.put("TESSERA_CDI_DIR", cluster.cdiDir().toString());
+    env.put("TESSERA_DRIVER_ROOT", root.toString());
+    env.put("TESSERA_KUBECONFIG", cluster.adminKubeconfig().toString());
+    env.put("TESSERA_METRICS_PORT", "-1");
+    var plugin =
+        PluginProcess.start(
+            REPO.resolve("kubelet-plugin/target/tessera-kubelet-plugin.jar"),
+            work,
+            jvmOptions(),
+            env);
+    var node = new TesseraOnNode(cluster, work, client, plugin);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
+    node.publish(root, offering);
+    node.apply(REPO.resolve("deploy/manifests/deviceclasses.yaml"));
+    return node;
+  }
+
+  KubernetesClient client() {
+    return client;
+  }
+
+  PluginProcess plugin() {
+    return plugin;
+  }
+
+  /** Applies a demo scenario (demo/scenarios/NAME/scenario.yaml). */
+  void applyScenario(String name) throws IOException {
+    apply(scenario(name));
+  }
+
+  void deleteScenario(String name) throws IOException {
+    try (var in = Files.newInputStream(scenario(name))) {
+      client.load(in).withGracePeriod(1).delete();
+    }
+  }
+
+  /** The pod's log once it printed its last line ({@code done}). */
+  String logsWhenDone(String pod) {
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions() // the log is refused while the container is being created
+        .until(
+            () -> {
+              String log = client.pods().inNamespace("default").withName(pod).getLog();
+              return log != null && log.lines().anyMatch("done"::equals);
+            });
+    return client.pods().inNamespace("default").withName(pod).getLog();
+  }
+
+  /** Claim UIDs in the plugin's checkpoint. */
+  Set<String> checkpointedClaims() throws IOException {
+    if (!Files.exists(plugin.checkpointFile())) {
+      return Set.of();
+    }
+    var claims =
+        JsonMapper.builder()
+            .build()
+            .readTree(Files.readString(plugin.checkpointFile()))
+            .get("claims");
+    return claims.propertyNames().stream().collect(Collectors.toSet());
+  }
+
+  /** Our CDI spec files in the node's CDI dir. */
+  List<String> cdiSpecs() throws IOException {
+    try (Stream<Path> files = Files.list(cluster.cdiDir())) {
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(n -> n.startsWith("k8s." + DriverNames.DEFAULT_DRIVER))
+          .toList();
+    }
+  }
+
+  private Path scenario(String name) {
+    return REPO.resolve("demo/scenarios").resolve(name).resolve("scenario.yaml");
+  }
+
+  private void apply(Path manifest) throws IOException {
+    try (var in = Files.newInputStream(manifest)) {
+      client.load(in).forceConflicts().serverSideApply();
+    }
+  }
+
+  private void publish(Path root, Offering offering) {
+    var node = client.nodes().withName(cluster.nodeName()).get();
+    try (var nvml = JnaNvml.open(root)) {
+      var contents = new SliceRenderer().render(new GpuDiscovery(nvml).discover(), offering);
+      for (ResourceSlice slice :
+          new PoolSlices(DriverNames.DEFAULT_DRIVER)
+              .slices(cluster.nodeName(), node.getMetadata().getUid(), 1, contents)) {
+        client.resource(slice).forceConflicts().serverSideApply();
+      }
+    }
+  }
+
+  private static String jvmOptions() throws IOException {
+    return Files.readAllLines(REPO.resolve("kubelet-plugin/jvm.options")).stream()
+        .filter(l -> !l.startsWith("#") && !l.isBlank())
+        .collect(Collectors.joining(" "));
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      plugin.close();
+      client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
+          .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
+          .forEach(s -> client.resource(s).delete());
+    } finally {
+      client.close();
+      TestFiles.deleteTree(work);
+    }
+  }
+}
