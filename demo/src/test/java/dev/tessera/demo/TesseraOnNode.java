@@ -99,17 +99,25 @@ final class TesseraOnNode implements AutoCloseable {
     }
   }
 
-  /** The pod's log once it printed its last line ({@code done}). */
+  /** The pod's (only container's) log once it printed its last line ({@code done}). */
   String logsWhenDone(String pod) {
+    return logsWhenDone(pod, null);
+  }
+
+  /** A container's log once it printed its last line ({@code done}). */
+  String logsWhenDone(String pod, String container) {
     await()
         .atMost(Duration.ofSeconds(120))
         .ignoreExceptions() // the log is refused while the container is being created
-        .until(
-            () -> {
-              String log = client.pods().inNamespace("default").withName(pod).getLog();
-              return log != null && log.lines().anyMatch("done"::equals);
-            });
-    return client.pods().inNamespace("default").withName(pod).getLog();
+        .until(() -> log(pod, container).lines().anyMatch("done"::equals));
+    return log(pod, container);
+  }
+
+  private String log(String pod, String container) {
+    var podResource = client.pods().inNamespace("default").withName(pod);
+    String log =
+        container == null ? podResource.getLog() : podResource.inContainer(container).getLog();
+    return log == null ? "" : log;
   }
 
   /** Claim UIDs in the plugin's checkpoint. */
