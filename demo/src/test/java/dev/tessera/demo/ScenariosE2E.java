@@ -8,10 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +21,6 @@ import org.junit.jupiter.api.Test;
  * is deleted no CDI spec or checkpoint entry of it is left.
  */
 class ScenariosE2E {
-  private static final Pattern GPU_NODE = Pattern.compile("(?m)/dev/nvidia(\\d+)$");
   private static TesseraOnNode tessera;
   private String scenario;
 
@@ -42,76 +38,30 @@ class ScenariosE2E {
 
   private void run(String name) throws Exception {
     scenario = name;
-    System.out.printf("%n== scenario %s%n", name);
     tessera.applyScenario(name);
   }
 
-  /** Deletes the scenario and waits until the plugin has unprepared everything of it. */
   @AfterEach
   void deleteScenario() throws Exception {
-    if (scenario == null) {
-      return;
+    if (scenario != null) {
+      tessera.deleteScenarioAndWaitForUnprepare(scenario);
     }
-    tessera.deleteScenario(scenario);
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .untilAsserted(
-            () -> {
-              assertThat(tessera.cdiSpecs()).isEmpty();
-              assertThat(tessera.checkpointedClaims()).isEmpty();
-            });
   }
 
   private static String saw(String pod, String container) {
-    String log = tessera.logsWhenDone(pod, container);
-    System.out.printf("--- %s%s saw:%n%s", pod, container == null ? "" : "/" + container, log);
-    assertThat(log)
-        .contains("NVIDIA_VISIBLE_DEVICES=void")
-        .contains(
-            "/dev/nvidiactl", "/dev/nvidia-uvm", "libcuda.so.1", "libnvidia-ml.so.1", "nvidia-smi");
-    return log;
+    return tessera.saw(pod, container);
   }
 
   private static List<String> gpus(String log) {
-    Matcher m = GPU_NODE.matcher(log);
-    var numbers = new ArrayList<String>();
-    while (m.find()) {
-      numbers.add(m.group(1));
-    }
-    return numbers;
+    return TesseraOnNode.gpus(log);
   }
 
   private static List<ResourceClaim> claims() {
-    return tessera
-        .client()
-        .dynamicResourceAllocation()
-        .v1()
-        .resourceClaims()
-        .inNamespace("default")
-        .list()
-        .getItems();
+    return tessera.claims();
   }
 
   private static void assertClaimsReady(int count) {
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(
-            () ->
-                assertThat(claims())
-                    .hasSize(count)
-                    .allSatisfy(
-                        claim ->
-                            assertThat(claim.getStatus().getDevices())
-                                .isNotEmpty()
-                                .allSatisfy(
-                                    d -> {
-                                      assertThat(d.getDriver()).isEqualTo("gpu.tessera.dev");
-                                      assertThat(d.getConditions().get(0).getType())
-                                          .isEqualTo("Ready");
-                                      assertThat(d.getConditions().get(0).getStatus())
-                                          .isEqualTo("True");
-                                      assertThat(d.getData().toString()).contains("GPU-");
-                                    })));
+    tessera.assertClaimsReady(count);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.tessera.demo;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.DriverNames;
@@ -11,6 +12,7 @@ import dev.tessera.plugin.it.PluginProcess;
 import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
 import dev.tessera.plugin.nvml.JnaNvml;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,9 +21,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import tools.jackson.databind.json.JsonMapper;
@@ -33,6 +38,7 @@ import tools.jackson.databind.json.JsonMapper;
  * applied. Closing stops the plugin and removes what it published.
  */
 final class TesseraOnNode implements AutoCloseable {
+  private static final Pattern GPU_NODE = Pattern.compile("(?m)/dev/nvidia(\\d+)$");
   private static final Path REPO =
       Path.of(System.getProperty("tessera.repo.dir", ".")).toAbsolutePath().normalize();
 
@@ -90,7 +96,78 @@ final class TesseraOnNode implements AutoCloseable {
 
   /** Applies a demo scenario (demo/scenarios/NAME/scenario.yaml). */
   void applyScenario(String name) throws IOException {
+    System.out.printf("%n== scenario %s%n", name);
     apply(scenario(name));
+  }
+
+  /** Deletes the scenario and waits until the plugin has unprepared everything of it. */
+  void deleteScenarioAndWaitForUnprepare(String name) throws IOException {
+    deleteScenario(name);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .untilAsserted(
+            () -> {
+              assertThat(cdiSpecs()).isEmpty();
+              assertThat(checkpointedClaims()).isEmpty();
+            });
+  }
+
+  /** What a container printed (once done), checked for what every GPU container must see. */
+  String saw(String pod, String container) {
+    String log = logsWhenDone(pod, container);
+    System.out.printf("--- %s%s saw:%n%s", pod, container == null ? "" : "/" + container, log);
+    assertThat(log)
+        .contains("NVIDIA_VISIBLE_DEVICES=void")
+        .contains(
+            "/dev/nvidiactl", "/dev/nvidia-uvm", "libcuda.so.1", "libnvidia-ml.so.1", "nvidia-smi");
+    return log;
+  }
+
+  /** The GPU numbers of the {@code /dev/nvidiaN} nodes a container listed. */
+  static List<String> gpus(String log) {
+    Matcher m = GPU_NODE.matcher(log);
+    var numbers = new ArrayList<String>();
+    while (m.find()) {
+      numbers.add(m.group(1));
+    }
+    return numbers;
+  }
+
+  List<ResourceClaim> claims() {
+    return client
+        .dynamicResourceAllocation()
+        .v1()
+        .resourceClaims()
+        .inNamespace("default")
+        .list()
+        .getItems();
+  }
+
+  /**
+   * Every claim in the namespace allocated and reported Ready by Tessera, with the device UUIDs.
+   */
+  void assertClaimsReady(int count) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(claims())
+                    .hasSize(count)
+                    .allSatisfy(
+                        claim ->
+                            assertThat(claim.getStatus().getDevices())
+                                .isNotEmpty()
+                                .allSatisfy(
+                                    d -> {
+                                      assertThat(d.getDriver())
+                                          .isEqualTo(DriverNames.DEFAULT_DRIVER);
+                                      assertThat(d.getConditions().get(0).getType())
+                                          .isEqualTo("Ready");
+                                      assertThat(d.getConditions().get(0).getStatus())
+                                          .isEqualTo("True");
+                                      assertThat(d.getData().toString())
+                                          .containsPattern("(GPU|MIG)-");
+                                    })));
   }
 
   void deleteScenario(String name) throws IOException {
