@@ -3,10 +3,12 @@ package dev.tessera.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tessera.api.GpuNodeNames;
 import dev.tessera.controller.render.Offering;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -62,6 +64,48 @@ class ScenariosE2E {
 
   private static void assertClaimsReady(int count) {
     tessera.assertClaimsReady(count);
+  }
+
+  @Test
+  void theNodesGpusAreReportedAndThePluginHoldsItsLease() {
+    var gpuNodes =
+        tessera
+            .client()
+            .genericKubernetesResources(
+                new ResourceDefinitionContext.Builder()
+                    .withGroup(GpuNodeNames.GROUP)
+                    .withVersion(GpuNodeNames.VERSION)
+                    .withKind(GpuNodeNames.KIND)
+                    .withPlural(GpuNodeNames.PLURAL)
+                    .withNamespaced(false)
+                    .build());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              var gpuNode = gpuNodes.withName(tessera.nodeName()).get();
+              assertThat(gpuNode).isNotNull();
+              assertThat(gpuNode.getMetadata().getOwnerReferences())
+                  .singleElement()
+                  .satisfies(o -> assertThat(o.getKind()).isEqualTo("Node"));
+              @SuppressWarnings("unchecked")
+              var status =
+                  (java.util.Map<String, Object>) gpuNode.getAdditionalProperties().get("status");
+              assertThat(status)
+                  .containsEntry("gpuCount", 4)
+                  .containsEntry("product", "NVIDIA H100 80GB HBM3");
+            });
+    var lease =
+        tessera
+            .client()
+            .leases()
+            .inNamespace("kube-node-lease")
+            .withName("tessera-" + tessera.nodeName())
+            .get();
+    assertThat(lease).isNotNull();
+    assertThat(
+            Duration.between(lease.getSpec().getRenewTime(), java.time.ZonedDateTime.now()).abs())
+        .isLessThan(Duration.ofSeconds(30));
   }
 
   @Test

@@ -63,6 +63,9 @@ final class TesseraOnNode implements AutoCloseable {
         new KubernetesClientBuilder()
             .withConfig(Config.fromKubeconfig(Files.readString(cluster.adminKubeconfig())))
             .build();
+    try (var in = Files.newInputStream(REPO.resolve("deploy/manifests/gpunode-crd.yaml"))) {
+      client.load(in).forceConflicts().serverSideApply();
+    }
     var env = new LinkedHashMap<String, String>();
     env.put("NODE_NAME", cluster.nodeName());
     env.put("TESSERA_REGISTRY_DIR", cluster.registryDir().toString());
@@ -88,6 +91,10 @@ final class TesseraOnNode implements AutoCloseable {
 
   KubernetesClient client() {
     return client;
+  }
+
+  String nodeName() {
+    return cluster.nodeName();
   }
 
   PluginProcess plugin() {

@@ -21,6 +21,8 @@ import java.time.Duration;
  * @param kubeconfig a kubeconfig file; empty for in-cluster config or $KUBECONFIG
  * @param statusWriteDelay how long a claim's status write waits for a newer one of the same claim
  *     (batches writes under churn; the kubelet never waits for them)
+ * @param leaseNamespace where the plugin's Lease ({@code tessera-<node>}) lives
+ * @param leaseDuration how long the Lease holds without renewal (renewed every quarter of it)
  */
 @ConfigurationProperties("tessera")
 public record PluginConfig(
@@ -33,7 +35,9 @@ public record PluginConfig(
     @Bindable(defaultValue = "/") String driverRoot,
     @Bindable(defaultValue = "/proc/sys/kernel/random/boot_id") String bootIdFile,
     @Nullable String kubeconfig,
-    @Bindable(defaultValue = "100ms") Duration statusWriteDelay) {
+    @Bindable(defaultValue = "100ms") Duration statusWriteDelay,
+    @Bindable(defaultValue = "kube-node-lease") String leaseNamespace,
+    @Bindable(defaultValue = "40s") Duration leaseDuration) {
 
   public PluginConfig {
     if (nodeName == null || nodeName.isBlank()) {

@@ -10,6 +10,8 @@ import dev.tessera.plugin.cdi.NodePaths;
 import dev.tessera.plugin.checkpoint.BootId;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.k8s.ApiServerClaims;
+import dev.tessera.plugin.k8s.GpuNodeReporter;
+import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.kubelet.ClaimBatch;
 import dev.tessera.plugin.prepare.ClaimPlanner;
 import dev.tessera.plugin.prepare.ConfigResolver;
@@ -131,6 +133,28 @@ public class PluginFactory {
         new CdiSpecWriter(Path.of(config.cdiDir()), config.driverName(), json),
         new CheckpointStore(config.checkpointFile(), json),
         BootId.read(Path.of(config.bootIdFile())));
+  }
+
+  @Singleton
+  GpuNodeReporter gpuNodeReporter(
+      PluginConfig config, BeanProvider<KubernetesClient> client, JsonMapper json, Clock clock) {
+    return new GpuNodeReporter(client::get, config.nodeName(), json, clock);
+  }
+
+  @Singleton
+  @Bean(preDestroy = "close")
+  LeaseRenewer leaseRenewer(
+      PluginConfig config, BeanProvider<KubernetesClient> client, Clock clock) {
+    String holder =
+        System.getenv()
+            .getOrDefault("POD_NAME", config.nodeName() + "-" + ProcessHandle.current().pid());
+    return new LeaseRenewer(
+        client::get,
+        config.leaseNamespace(),
+        config.nodeName(),
+        holder,
+        config.leaseDuration(),
+        clock);
   }
 
   @Singleton

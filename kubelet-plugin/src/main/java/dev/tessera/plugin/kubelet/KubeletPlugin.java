@@ -1,6 +1,9 @@
 package dev.tessera.plugin.kubelet;
 
+import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.config.PluginConfig;
+import dev.tessera.plugin.k8s.GpuNodeReporter;
+import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.prepare.DeviceState;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.event.ApplicationEventListener;
@@ -9,7 +12,9 @@ import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,14 +31,26 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private final DeviceState state;
   private final ClaimBatch batch;
   private final RegistrationService registration;
+  private final Supplier<NodeInventory> inventory;
+  private final GpuNodeReporter gpuNode;
+  private final LeaseRenewer lease;
   private UnixSocketServer draServer;
   private UnixSocketServer registrationServer;
 
   public KubeletPlugin(
-      PluginConfig config, DeviceState state, ClaimBatch batch, FatalErrors fatalErrors) {
+      PluginConfig config,
+      DeviceState state,
+      ClaimBatch batch,
+      FatalErrors fatalErrors,
+      Supplier<NodeInventory> inventory,
+      GpuNodeReporter gpuNode,
+      LeaseRenewer lease) {
     this.config = config;
     this.state = state;
     this.batch = batch;
+    this.inventory = inventory;
+    this.gpuNode = gpuNode;
+    this.lease = lease;
     this.registration =
         new RegistrationService(
             config.driverName(),
@@ -54,6 +71,15 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
               config.draSocket(), List.of(new DraV1Service(batch), new DraV1beta1Service(batch)));
       registrationServer =
           UnixSocketServer.start(config.registrationSocket(), List.of(registration));
+      // Once the kubelet has us: tell the cluster what this node has, and that we are alive.
+      registration
+          .registered()
+          .thenRunAsync(this::announce, Thread.ofVirtual()::start)
+          .exceptionally(
+              failure -> {
+                LOG.atError().setCause(failure).log("cannot announce the node to the cluster");
+                return null;
+              });
       LOG.atInfo()
           .addKeyValue("driver", config.driverName())
           .addKeyValue("node", config.nodeName())
@@ -63,6 +89,28 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
           .log("serving the kubelet");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve the kubelet sockets", e);
+    }
+  }
+
+  /** Reports the inventory (retrying until the API server takes it) and starts the Lease. */
+  private void announce() {
+    lease.start();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        gpuNode.report(inventory.get());
+        return;
+      } catch (RuntimeException e) {
+        LOG.atWarn()
+            .addKeyValue("attempt", attempt)
+            .setCause(e)
+            .log("cannot report the GpuNode status yet");
+        try {
+          Thread.sleep(Duration.ofSeconds(Math.min(30, 2L * attempt)));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
     }
   }
 

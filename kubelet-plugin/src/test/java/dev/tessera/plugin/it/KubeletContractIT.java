@@ -9,6 +9,7 @@ import static dev.tessera.plugin.it.PluginHarness.DRIVER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
@@ -20,6 +21,7 @@ import dev.tessera.plugin.kubelet.KubeletPlugin;
 import dev.tessera.plugin.prepare.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,6 +91,45 @@ class KubeletContractIT {
     var registration = plugin.context().getBean(KubeletPlugin.class).registration().registered();
     await().atMost(Duration.ofSeconds(5)).until(registration::isDone);
     assertThat(plugin.fatalErrors).isEmpty();
+
+    // Registered: the node's inventory goes to its GpuNode and the plugin's Lease is renewed.
+    var gpuNodes =
+        api.client()
+            .genericKubernetesResources(
+                new ResourceDefinitionContext.Builder()
+                    .withGroup(GpuNodeNames.GROUP)
+                    .withVersion(GpuNodeNames.VERSION)
+                    .withKind(GpuNodeNames.KIND)
+                    .withPlural(GpuNodeNames.PLURAL)
+                    .withNamespaced(false)
+                    .build());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              var gpuNode = gpuNodes.withName("node-a").get();
+              assertThat(gpuNode).isNotNull();
+              @SuppressWarnings("unchecked")
+              var status = (Map<String, Object>) gpuNode.getAdditionalProperties().get("status");
+              assertThat(status)
+                  .containsEntry("gpuCount", 4)
+                  .containsEntry("product", "NVIDIA H100 80GB HBM3");
+              assertThat(json.writeValueAsString(status.get("inventory")))
+                  .contains("\"migMode\":\"ENABLED\"");
+            });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        api.client()
+                            .leases()
+                            .inNamespace("kube-node-lease")
+                            .withName("tessera-node-a")
+                            .get())
+                    .isNotNull()
+                    .satisfies(
+                        l -> assertThat(l.getSpec().getLeaseDurationSeconds()).isEqualTo(40)));
   }
 
   @Test

@@ -1,0 +1,100 @@
+package dev.tessera.plugin.k8s;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Renews the plugin's Lease ({@code tessera-<node>}) while the plugin is registered with the
+ * kubelet, so the controller can tell a live node plugin from a gone one and withdraw the node's
+ * slices when the Lease expires.
+ */
+public final class LeaseRenewer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseRenewer.class);
+
+  private final Supplier<KubernetesClient> client;
+  private final String namespace;
+  private final String name;
+  private final String holder;
+  private final Duration duration;
+  private final Clock clock;
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> Thread.ofPlatform().daemon().name("lease-renewer").unstarted(r));
+
+  public LeaseRenewer(
+      Supplier<KubernetesClient> client,
+      String namespace,
+      String nodeName,
+      String holder,
+      Duration duration,
+      Clock clock) {
+    this.client = client;
+    this.namespace = namespace;
+    this.name = leaseName(nodeName);
+    this.holder = holder;
+    this.duration = duration;
+    this.clock = clock;
+  }
+
+  public static String leaseName(String nodeName) {
+    return "tessera-" + nodeName;
+  }
+
+  /** Renews now and then every quarter of the lease's duration. */
+  public void start() {
+    long period = Math.max(1, duration.toMillis() / 4);
+    timer.scheduleAtFixedRate(this::renew, 0, period, TimeUnit.MILLISECONDS);
+  }
+
+  void renew() {
+    try {
+      var leases = client.get().leases().inNamespace(namespace);
+      ZonedDateTime now = ZonedDateTime.now(clock).withZoneSameInstant(ZoneOffset.UTC);
+      Lease lease = leases.withName(name).get();
+      if (lease == null) {
+        leases
+            .resource(
+                new LeaseBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withNamespace(namespace)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withHolderIdentity(holder)
+                    .withLeaseDurationSeconds((int) duration.toSeconds())
+                    .withAcquireTime(now)
+                    .withRenewTime(now)
+                    .endSpec()
+                    .build())
+            .create();
+        LOG.atInfo().addKeyValue("lease", namespace + "/" + name).log("created the plugin's Lease");
+        return;
+      }
+      lease.getSpec().setHolderIdentity(holder);
+      lease.getSpec().setLeaseDurationSeconds((int) duration.toSeconds());
+      lease.getSpec().setRenewTime(now);
+      leases.resource(lease).update();
+    } catch (RuntimeException e) {
+      LOG.atWarn()
+          .addKeyValue("lease", namespace + "/" + name)
+          .setCause(e)
+          .log("cannot renew the Lease");
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
