@@ -109,6 +109,11 @@ class ScenariosE2E {
   }
 
   @Test
+  void publishingAnUnchangedNodeAgainWritesNothing() {
+    assertThat(tessera.publish()).isEmpty();
+  }
+
+  @Test
   void aGpuPerPodFromATemplate() throws Exception {
     run("01-gpu-per-pod");
     List<String> first = gpus(saw("gpu-pod-1", null));

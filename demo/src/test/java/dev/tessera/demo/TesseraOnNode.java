@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.DriverNames;
+import dev.tessera.controller.publish.PoolReconciler;
 import dev.tessera.controller.publish.PoolSlices;
+import dev.tessera.controller.publish.SliceWrite;
+import dev.tessera.controller.render.DesiredSlice;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
 import dev.tessera.plugin.discovery.GpuDiscovery;
@@ -46,12 +49,22 @@ final class TesseraOnNode implements AutoCloseable {
   private final Path work;
   private final KubernetesClient client;
   private final PluginProcess plugin;
+  private final Path root;
+  private final Offering offering;
 
-  private TesseraOnNode(Cluster cluster, Path work, KubernetesClient client, PluginProcess plugin) {
+  private TesseraOnNode(
+      Cluster cluster,
+      Path work,
+      KubernetesClient client,
+      PluginProcess plugin,
+      Path root,
+      Offering offering) {
     this.cluster = cluster;
     this.work = work;
     this.client = client;
     this.plugin = plugin;
+    this.root = root;
+    this.offering = offering;
   }
 
   static TesseraOnNode start(
@@ -80,11 +93,11 @@ final class TesseraOnNode implements AutoCloseable {
             work,
             jvmOptions(),
             env);
-    var node = new TesseraOnNode(cluster, work, client, plugin);
+    var node = new TesseraOnNode(cluster, work, client, plugin, root, offering);
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
-    node.publish(root, offering);
+    node.publish();
     node.apply(REPO.resolve("deploy/manifests/deviceclasses.yaml"));
     return node;
   }
@@ -237,16 +250,34 @@ final class TesseraOnNode implements AutoCloseable {
     }
   }
 
-  private void publish(Path root, Offering offering) {
+  /**
+   * Brings the node's pool to what its inventory and offering say, as the controller's publisher
+   * will: the writes {@link PoolReconciler} decides against what the API server holds. Returns
+   * them.
+   */
+  List<SliceWrite> publish() {
     var node = client.nodes().withName(cluster.nodeName()).get();
+    List<ResourceSlice> existing =
+        client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
+            .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
+            .filter(s -> cluster.nodeName().equals(s.getSpec().getPool().getName()))
+            .toList();
+    List<DesiredSlice> desired;
     try (var nvml = JnaNvml.open(root)) {
-      var contents = new SliceRenderer().render(new GpuDiscovery(nvml).discover(), offering);
-      for (ResourceSlice slice :
-          new PoolSlices(DriverNames.DEFAULT_DRIVER)
-              .slices(cluster.nodeName(), node.getMetadata().getUid(), 1, contents)) {
-        client.resource(slice).forceConflicts().serverSideApply();
+      desired = new SliceRenderer().render(new GpuDiscovery(nvml).discover(), offering);
+    }
+    var writes =
+        new PoolReconciler(new PoolSlices(DriverNames.DEFAULT_DRIVER))
+            .reconcile(cluster.nodeName(), node.getMetadata().getUid(), desired, existing);
+    var slices = client.dynamicResourceAllocation().v1().resourcesSlices();
+    for (SliceWrite write : writes) {
+      switch (write) {
+        case SliceWrite.Create c -> slices.resource(c.slice()).create();
+        case SliceWrite.Update u -> slices.resource(u.slice()).forceConflicts().serverSideApply();
+        case SliceWrite.Delete d -> slices.withName(d.name()).delete();
       }
     }
+    return writes;
   }
 
   private static String jvmOptions() throws IOException {

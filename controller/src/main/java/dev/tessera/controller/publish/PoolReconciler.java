@@ -1,0 +1,80 @@
+package dev.tessera.controller.publish;
+
+import dev.tessera.controller.render.DesiredSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Decides the writes that turn a pool's existing slices into the desired ones (pure), following the
+ * pool generation protocol: consumers trust only the highest generation, and only once it has
+ * {@code resourceSliceCount} slices. So a change that touches one slice of an unchanged count is
+ * written in place; anything more is written as a new generation, obsolete slices deleted first (a
+ * consumer never sees more slices than the count), and nothing is written when nothing changed.
+ */
+public final class PoolReconciler {
+  private final PoolSlices pool;
+
+  public PoolReconciler(PoolSlices pool) {
+    this.pool = pool;
+  }
+
+  public List<SliceWrite> reconcile(
+      String nodeName, String nodeUid, List<DesiredSlice> desired, List<ResourceSlice> existing) {
+    long current =
+        existing.stream().mapToLong(s -> s.getSpec().getPool().getGeneration()).max().orElse(0);
+    Map<String, ResourceSlice> byName = new LinkedHashMap<>();
+    existing.forEach(s -> byName.put(s.getMetadata().getName(), s));
+
+    List<ResourceSlice> atCurrent = pool.slices(nodeName, nodeUid, Math.max(current, 1), desired);
+    List<ResourceSlice> changed =
+        atCurrent.stream()
+            .filter(s -> !sameSlice(s, byName.get(s.getMetadata().getName())))
+            .toList();
+    boolean sameNames =
+        byName
+            .keySet()
+            .equals(
+                atCurrent.stream()
+                    .map(s -> s.getMetadata().getName())
+                    .collect(java.util.stream.Collectors.toSet()));
+
+    if (sameNames && changed.isEmpty()) {
+      return List.of();
+    }
+    var writes = new ArrayList<SliceWrite>();
+    if (sameNames && changed.size() == 1 && current > 0) {
+      writes.add(new SliceWrite.Update(changed.get(0)));
+      return writes;
+    }
+    List<ResourceSlice> next = pool.slices(nodeName, nodeUid, current + 1, desired);
+    var nextNames = next.stream().map(s -> s.getMetadata().getName()).toList();
+    byName.keySet().stream()
+        .filter(n -> !nextNames.contains(n))
+        .forEach(n -> writes.add(new SliceWrite.Delete(n)));
+    for (ResourceSlice slice : next) {
+      writes.add(
+          byName.containsKey(slice.getMetadata().getName())
+              ? new SliceWrite.Update(slice)
+              : new SliceWrite.Create(slice));
+    }
+    return writes;
+  }
+
+  /** Whether the existing slice already says what the desired one says (same spec, same owner). */
+  private static boolean sameSlice(ResourceSlice desired, ResourceSlice existing) {
+    if (existing == null) {
+      return false;
+    }
+    ResourceSliceSpec a = desired.getSpec();
+    ResourceSliceSpec b = existing.getSpec();
+    return Objects.equals(a, b)
+        && Objects.equals(
+            desired.getMetadata().getOwnerReferences(),
+            existing.getMetadata().getOwnerReferences());
+  }
+}

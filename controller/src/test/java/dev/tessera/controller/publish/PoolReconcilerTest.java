@@ -1,0 +1,117 @@
+package dev.tessera.controller.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tessera.controller.render.DesiredSlice;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class PoolReconcilerTest {
+  private final PoolSlices pool = new PoolSlices("gpu.tessera.dev");
+  private final PoolReconciler reconciler = new PoolReconciler(pool);
+
+  private static Device gpu(int minor, String memory) {
+    return new DeviceBuilder()
+        .withName("gpu-" + minor)
+        .withCapacity(
+            Map.of("memory", new DeviceCapacityBuilder().withValue(new Quantity(memory)).build()))
+        .build();
+  }
+
+  private static List<DesiredSlice> slicesOf(List<List<Device>> perSlice) {
+    return perSlice.stream().map(d -> (DesiredSlice) new DesiredSlice.Devices(d)).toList();
+  }
+
+  /** What the API server holds after the writes (a tiny in-memory store). */
+  private static List<ResourceSlice> apply(List<ResourceSlice> existing, List<SliceWrite> writes) {
+    var store = new java.util.LinkedHashMap<String, ResourceSlice>();
+    existing.forEach(s -> store.put(s.getMetadata().getName(), s));
+    for (SliceWrite write : writes) {
+      switch (write) {
+        case SliceWrite.Create c -> store.put(c.slice().getMetadata().getName(), c.slice());
+        case SliceWrite.Update u -> store.put(u.slice().getMetadata().getName(), u.slice());
+        case SliceWrite.Delete d -> store.remove(d.name());
+      }
+    }
+    return List.copyOf(store.values());
+  }
+
+  @Test
+  void aNewPoolIsCreatedAtGenerationOne() {
+    var writes =
+        reconciler.reconcile("n", "uid", slicesOf(List.of(List.of(gpu(0, "80Gi")))), List.of());
+    assertThat(writes).singleElement().isInstanceOf(SliceWrite.Create.class);
+    assertThat(((SliceWrite.Create) writes.get(0)).slice().getSpec().getPool().getGeneration())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void nothingIsWrittenWhenNothingChanged() {
+    var desired = slicesOf(List.of(List.of(gpu(0, "80Gi")), List.of(gpu(1, "80Gi"))));
+    var published = apply(List.of(), reconciler.reconcile("n", "uid", desired, List.of()));
+    assertThat(reconciler.reconcile("n", "uid", desired, published)).isEmpty();
+  }
+
+  @Test
+  void oneChangedSliceOfAnUnchangedCountIsUpdatedInPlace() {
+    var before = slicesOf(List.of(List.of(gpu(0, "80Gi")), List.of(gpu(1, "80Gi"))));
+    var published = apply(List.of(), reconciler.reconcile("n", "uid", before, List.of()));
+    var after = slicesOf(List.of(List.of(gpu(0, "80Gi")), List.of(gpu(1, "40Gi"))));
+
+    var writes = reconciler.reconcile("n", "uid", after, published);
+
+    assertThat(writes).singleElement().isInstanceOf(SliceWrite.Update.class);
+    var updated = ((SliceWrite.Update) writes.get(0)).slice();
+    assertThat(updated.getSpec().getPool().getGeneration()).isEqualTo(1);
+    assertThat(updated.getSpec().getDevices().get(0).getName()).isEqualTo("gpu-1");
+  }
+
+  @Test
+  void aChangedSliceCountIsANewGenerationWithObsoleteSlicesDeletedFirst() {
+    var three = slicesOf(IntStream.range(0, 3).mapToObj(i -> List.of(gpu(i, "80Gi"))).toList());
+    var published = apply(List.of(), reconciler.reconcile("n", "uid", three, List.of()));
+    var two = slicesOf(IntStream.range(0, 2).mapToObj(i -> List.of(gpu(i, "80Gi"))).toList());
+
+    var writes = reconciler.reconcile("n", "uid", two, published);
+
+    assertThat(writes.get(0)).isEqualTo(new SliceWrite.Delete("n-gpu.tessera.dev-00002"));
+    var after = apply(published, writes);
+    assertThat(after)
+        .hasSize(2)
+        .allSatisfy(
+            s -> {
+              assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(2);
+              assertThat(s.getSpec().getPool().getResourceSliceCount()).isEqualTo(2);
+            });
+    assertThat(reconciler.reconcile("n", "uid", two, after)).isEmpty();
+  }
+
+  @Test
+  void twoChangedSlicesAreANewGeneration() {
+    var before = slicesOf(List.of(List.of(gpu(0, "80Gi")), List.of(gpu(1, "80Gi"))));
+    var published = apply(List.of(), reconciler.reconcile("n", "uid", before, List.of()));
+    var after = slicesOf(List.of(List.of(gpu(0, "40Gi")), List.of(gpu(1, "40Gi"))));
+
+    var result = apply(published, reconciler.reconcile("n", "uid", after, published));
+
+    assertThat(result).extracting(s -> s.getSpec().getPool().getGeneration()).containsOnly(2L);
+  }
+
+  @Test
+  void aPoolWithNothingDesiredIsDeleted() {
+    var published =
+        apply(
+            List.of(),
+            reconciler.reconcile(
+                "n", "uid", slicesOf(List.of(List.of(gpu(0, "80Gi")))), List.of()));
+    var writes = reconciler.reconcile("n", "uid", List.of(), published);
+    assertThat(apply(published, writes)).isEmpty();
+  }
+}
