@@ -3,12 +3,11 @@ package dev.tessera.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tessera.api.GpuNodeNames;
 import dev.tessera.controller.render.Offering;
+import dev.tessera.plugin.k8s.GpuNodeReporter;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -68,17 +67,7 @@ class ScenariosE2E {
 
   @Test
   void theNodesGpusAreReportedAndThePluginHoldsItsLease() {
-    var gpuNodes =
-        tessera
-            .client()
-            .genericKubernetesResources(
-                new ResourceDefinitionContext.Builder()
-                    .withGroup(GpuNodeNames.GROUP)
-                    .withVersion(GpuNodeNames.VERSION)
-                    .withKind(GpuNodeNames.KIND)
-                    .withPlural(GpuNodeNames.PLURAL)
-                    .withNamespaced(false)
-                    .build());
+    var gpuNodes = tessera.client().genericKubernetesResources(GpuNodeReporter.GPU_NODES);
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(

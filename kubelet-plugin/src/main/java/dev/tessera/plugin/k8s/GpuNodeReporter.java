@@ -26,7 +26,9 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class GpuNodeReporter {
   private static final Logger LOG = LoggerFactory.getLogger(GpuNodeReporter.class);
-  private static final ResourceDefinitionContext GPU_NODES =
+
+  /** How the generic client addresses GpuNodes (there is no typed model for our CRD). */
+  public static final ResourceDefinitionContext GPU_NODES =
       new ResourceDefinitionContext.Builder()
           .withGroup(GpuNodeNames.GROUP)
           .withVersion(GpuNodeNames.VERSION)

@@ -9,7 +9,6 @@ import static dev.tessera.plugin.it.PluginHarness.DRIVER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
@@ -17,11 +16,11 @@ import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.checkpoint.ClaimEntry;
 import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.kubelet.KubeletPlugin;
 import dev.tessera.plugin.prepare.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,16 +92,7 @@ class KubeletContractIT {
     assertThat(plugin.fatalErrors).isEmpty();
 
     // Registered: the node's inventory goes to its GpuNode and the plugin's Lease is renewed.
-    var gpuNodes =
-        api.client()
-            .genericKubernetesResources(
-                new ResourceDefinitionContext.Builder()
-                    .withGroup(GpuNodeNames.GROUP)
-                    .withVersion(GpuNodeNames.VERSION)
-                    .withKind(GpuNodeNames.KIND)
-                    .withPlural(GpuNodeNames.PLURAL)
-                    .withNamespaced(false)
-                    .build());
+    var gpuNodes = api.client().genericKubernetesResources(GpuNodeReporter.GPU_NODES);
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
