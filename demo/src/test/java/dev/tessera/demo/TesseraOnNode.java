@@ -4,17 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.DriverNames;
-import dev.tessera.controller.publish.PoolReconciler;
-import dev.tessera.controller.publish.PoolSlices;
-import dev.tessera.controller.publish.SliceWrite;
-import dev.tessera.controller.render.DesiredSlice;
 import dev.tessera.controller.render.Offering;
-import dev.tessera.controller.render.SliceRenderer;
-import dev.tessera.plugin.discovery.GpuDiscovery;
 import dev.tessera.plugin.it.PluginProcess;
 import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
-import dev.tessera.plugin.nvml.JnaNvml;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.Config;
@@ -27,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -49,22 +43,19 @@ final class TesseraOnNode implements AutoCloseable {
   private final Path work;
   private final KubernetesClient client;
   private final PluginProcess plugin;
-  private final Path root;
-  private final Offering offering;
+  private final ControllerProcess controller;
 
   private TesseraOnNode(
       Cluster cluster,
       Path work,
       KubernetesClient client,
       PluginProcess plugin,
-      Path root,
-      Offering offering) {
+      ControllerProcess controller) {
     this.cluster = cluster;
     this.work = work;
     this.client = client;
     this.plugin = plugin;
-    this.root = root;
-    this.offering = offering;
+    this.controller = controller;
   }
 
   static TesseraOnNode start(
@@ -93,11 +84,36 @@ final class TesseraOnNode implements AutoCloseable {
             work,
             jvmOptions(),
             env);
-    var node = new TesseraOnNode(cluster, work, client, plugin, root, offering);
+    client
+        .nodes()
+        .withName(cluster.nodeName())
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put(Offering.NODE_LABEL, offering.label());
+              return n;
+            });
+    var controller =
+        ControllerProcess.start(
+            REPO.resolve("controller/target/tessera-controller.jar"),
+            work,
+            Map.of(
+                "TESSERA_CONTROLLER_KUBECONFIG",
+                cluster.adminKubeconfig().toString(),
+                "TESSERA_CONTROLLER_RESYNC",
+                "2s"));
+    var node = new TesseraOnNode(cluster, work, client, plugin, controller);
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
-    node.publish();
+    // The plugin reports the node, the controller publishes its pool: wait for a complete pool.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              var slices = node.slices();
+              return !slices.isEmpty()
+                  && slices.size() == slices.get(0).getSpec().getPool().getResourceSliceCount();
+            });
     node.apply(REPO.resolve("deploy/manifests/deviceclasses.yaml"));
     return node;
   }
@@ -250,34 +266,16 @@ final class TesseraOnNode implements AutoCloseable {
     }
   }
 
-  /**
-   * Brings the node's pool to what its inventory and offering say, as the controller's publisher
-   * will: the writes {@link PoolReconciler} decides against what the API server holds. Returns
-   * them.
-   */
-  List<SliceWrite> publish() {
-    var node = client.nodes().withName(cluster.nodeName()).get();
-    List<ResourceSlice> existing =
-        client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
-            .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
-            .filter(s -> cluster.nodeName().equals(s.getSpec().getPool().getName()))
-            .toList();
-    List<DesiredSlice> desired;
-    try (var nvml = JnaNvml.open(root)) {
-      desired = new SliceRenderer().render(new GpuDiscovery(nvml).discover(), offering);
-    }
-    var writes =
-        new PoolReconciler(new PoolSlices(DriverNames.DEFAULT_DRIVER))
-            .reconcile(cluster.nodeName(), node.getMetadata().getUid(), desired, existing);
-    var slices = client.dynamicResourceAllocation().v1().resourcesSlices();
-    for (SliceWrite write : writes) {
-      switch (write) {
-        case SliceWrite.Create c -> slices.resource(c.slice()).create();
-        case SliceWrite.Update u -> slices.resource(u.slice()).forceConflicts().serverSideApply();
-        case SliceWrite.Delete d -> slices.withName(d.name()).delete();
-      }
-    }
-    return writes;
+  /** Tessera's slices of this node's pool, as the API server holds them. */
+  List<ResourceSlice> slices() {
+    return client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
+        .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
+        .filter(s -> cluster.nodeName().equals(s.getSpec().getPool().getName()))
+        .toList();
+  }
+
+  ControllerProcess controller() {
+    return controller;
   }
 
   private static String jvmOptions() throws IOException {
@@ -289,7 +287,16 @@ final class TesseraOnNode implements AutoCloseable {
   @Override
   public void close() throws Exception {
     try {
+      controller.close();
       plugin.close();
+      client
+          .nodes()
+          .withName(cluster.nodeName())
+          .edit(
+              n -> {
+                n.getMetadata().getLabels().remove(Offering.NODE_LABEL);
+                return n;
+              });
       client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
           .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
           .forEach(s -> client.resource(s).delete());

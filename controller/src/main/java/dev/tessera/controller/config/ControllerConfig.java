@@ -1,0 +1,26 @@
+package dev.tessera.controller.config;
+
+import io.micronaut.context.annotation.ConfigurationProperties;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.bind.annotation.Bindable;
+import java.time.Duration;
+
+/**
+ * The controller's settings ({@code tessera.controller.*}; env vars such as {@code
+ * TESSERA_CONTROLLER_DEFAULT_OFFERING}).
+ *
+ * @param driverName the DRA driver name the node plugins run under
+ * @param defaultOffering the offering of nodes without the {@code gpu.tessera.dev/offering} label
+ * @param leaseNamespace where the node plugins renew their Leases
+ * @param leaseGrace how long past a Lease's expiry a node keeps its slices (a plugin restart)
+ * @param resync how often every node is reconciled even without events (Lease expiry is silent)
+ * @param kubeconfig a kubeconfig file; empty for in-cluster config or $KUBECONFIG
+ */
+@ConfigurationProperties("tessera.controller")
+public record ControllerConfig(
+    @Bindable(defaultValue = "gpu.tessera.dev") String driverName,
+    @Bindable(defaultValue = "exclusive") String defaultOffering,
+    @Bindable(defaultValue = "kube-node-lease") String leaseNamespace,
+    @Bindable(defaultValue = "20s") Duration leaseGrace,
+    @Bindable(defaultValue = "15s") Duration resync,
+    @Nullable String kubeconfig) {}

@@ -1,0 +1,45 @@
+package dev.tessera.demo;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Tessera's controller as its own process (the shaded jar), configured by env vars. */
+final class ControllerProcess implements AutoCloseable {
+  private final Process process;
+  private final Path log;
+
+  private ControllerProcess(Process process, Path log) {
+    this.process = process;
+    this.log = log;
+  }
+
+  static ControllerProcess start(Path jar, Path dir, Map<String, String> env) throws IOException {
+    var command = new ArrayList<String>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(
+        List.of("-XX:+UseSerialGC", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString()));
+    Path log = dir.resolve("controller.log");
+    Files.createDirectories(dir);
+    var builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.redirectOutput(log.toFile());
+    builder.environment().putAll(env);
+    return new ControllerProcess(builder.start(), log);
+  }
+
+  Path log() {
+    return log;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+    }
+  }
+}
