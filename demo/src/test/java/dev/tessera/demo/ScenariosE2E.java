@@ -109,6 +109,23 @@ class ScenariosE2E {
         .until(() -> resourceVersions().equals(versions));
   }
 
+  @Test
+  void slicesWipedBehindTheControllersBackArePublishedAgain() {
+    // What the kubelet does at its start and 30 s after a plugin is gone: it deletes the node's
+    // slices.
+    tessera.slices().forEach(s -> tessera.client().resource(s).delete());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(tessera.slices())
+                    .isNotEmpty()
+                    .allSatisfy(
+                        s ->
+                            assertThat(s.getSpec().getPool().getResourceSliceCount())
+                                .isEqualTo(tessera.slices().size())));
+  }
+
   private static Map<String, String> resourceVersions() {
     return tessera.slices().stream()
         .collect(
