@@ -42,18 +42,21 @@ final class TesseraOnNode implements AutoCloseable {
   private final Cluster cluster;
   private final Path work;
   private final KubernetesClient client;
-  private final PluginProcess plugin;
+  private final Map<String, String> pluginEnv;
   private final ControllerProcess controller;
+  private PluginProcess plugin;
 
   private TesseraOnNode(
       Cluster cluster,
       Path work,
       KubernetesClient client,
+      Map<String, String> pluginEnv,
       PluginProcess plugin,
       ControllerProcess controller) {
     this.cluster = cluster;
     this.work = work;
     this.client = client;
+    this.pluginEnv = Map.copyOf(pluginEnv);
     this.plugin = plugin;
     this.controller = controller;
   }
@@ -78,12 +81,10 @@ final class TesseraOnNode implements AutoCloseable {
     env.put("TESSERA_DRIVER_ROOT", root.toString());
     env.put("TESSERA_KUBECONFIG", cluster.adminKubeconfig().toString());
     env.put("TESSERA_METRICS_PORT", "-1");
-    var plugin =
-        PluginProcess.start(
-            REPO.resolve("kubelet-plugin/target/tessera-kubelet-plugin.jar"),
-            work,
-            jvmOptions(),
-            env);
+    // A short Lease, so the controller notices a gone plugin well before the kubelet wipes its
+    // slices (30 s) and the tests can tell the two apart.
+    env.put("TESSERA_LEASE_DURATION", "4s");
+    var plugin = startPlugin(work, env);
     client
         .nodes()
         .withName(cluster.nodeName())
@@ -100,8 +101,10 @@ final class TesseraOnNode implements AutoCloseable {
                 "TESSERA_CONTROLLER_KUBECONFIG",
                 cluster.adminKubeconfig().toString(),
                 "TESSERA_CONTROLLER_RESYNC",
+                "2s",
+                "TESSERA_CONTROLLER_LEASE_GRACE",
                 "2s"));
-    var node = new TesseraOnNode(cluster, work, client, plugin, controller);
+    var node = new TesseraOnNode(cluster, work, client, env, plugin, controller);
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
@@ -116,6 +119,24 @@ final class TesseraOnNode implements AutoCloseable {
             });
     node.apply(REPO.resolve("deploy/manifests/deviceclasses.yaml"));
     return node;
+  }
+
+  private static PluginProcess startPlugin(Path work, Map<String, String> env) throws IOException {
+    return PluginProcess.start(
+        REPO.resolve("kubelet-plugin/target/tessera-kubelet-plugin.jar"), work, jvmOptions(), env);
+  }
+
+  /** Stops the node plugin as a pod termination would; its Lease is no longer renewed. */
+  void stopPlugin() throws InterruptedException {
+    plugin.close();
+  }
+
+  /** Starts the node plugin again and waits until the kubelet has registered it. */
+  void startPlugin() throws IOException {
+    plugin = startPlugin(work, pluginEnv);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
   }
 
   KubernetesClient client() {
