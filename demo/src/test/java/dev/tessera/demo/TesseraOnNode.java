@@ -93,17 +93,7 @@ final class TesseraOnNode implements AutoCloseable {
               n.getMetadata().getLabels().put(Offering.NODE_LABEL, offering.label());
               return n;
             });
-    var controller =
-        ControllerProcess.start(
-            REPO.resolve("controller/target/tessera-controller.jar"),
-            work,
-            Map.of(
-                "TESSERA_CONTROLLER_KUBECONFIG",
-                cluster.adminKubeconfig().toString(),
-                "TESSERA_CONTROLLER_RESYNC",
-                "2s",
-                "TESSERA_CONTROLLER_LEASE_GRACE",
-                "2s"));
+    var controller = startController(cluster, work.resolve("controller-1"));
     var node = new TesseraOnNode(cluster, work, client, env, plugin, controller);
     await()
         .atMost(Duration.ofSeconds(60))
@@ -119,6 +109,22 @@ final class TesseraOnNode implements AutoCloseable {
             });
     node.apply(REPO.resolve("deploy/manifests/deviceclasses.yaml"));
     return node;
+  }
+
+  private static ControllerProcess startController(Cluster cluster, Path dir) throws IOException {
+    return ControllerProcess.start(
+        REPO.resolve("controller/target/tessera-controller.jar"),
+        dir,
+        Map.of(
+            "TESSERA_CONTROLLER_KUBECONFIG", cluster.adminKubeconfig().toString(),
+            "TESSERA_CONTROLLER_RESYNC", "2s",
+            "TESSERA_CONTROLLER_LEASE_GRACE", "2s",
+            "TESSERA_CONTROLLER_ELECTION_LEASE_DURATION", "6s"));
+  }
+
+  /** A second controller replica beside the first (leader election decides which publishes). */
+  ControllerProcess startAnotherController() throws IOException {
+    return startController(cluster, work.resolve("controller-2"));
   }
 
   private static PluginProcess startPlugin(Path work, Map<String, String> env) throws IOException {

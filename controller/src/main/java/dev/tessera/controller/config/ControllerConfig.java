@@ -15,6 +15,9 @@ import java.time.Duration;
  * @param leaseGrace how long past a Lease's expiry a node keeps its slices (a plugin restart)
  * @param resync how often every node is reconciled even without events (Lease expiry is silent)
  * @param kubeconfig a kubeconfig file; empty for in-cluster config or $KUBECONFIG
+ * @param electionNamespace where the replicas' leader-election Lease ({@code tessera-controller})
+ *     is
+ * @param electionLeaseDuration how long a leader holds the Lease without renewing it
  */
 @ConfigurationProperties("tessera.controller")
 public record ControllerConfig(
@@ -23,4 +26,6 @@ public record ControllerConfig(
     @Bindable(defaultValue = "kube-node-lease") String leaseNamespace,
     @Bindable(defaultValue = "20s") Duration leaseGrace,
     @Bindable(defaultValue = "15s") Duration resync,
-    @Nullable String kubeconfig) {}
+    @Nullable String kubeconfig,
+    @Bindable(defaultValue = "kube-system") String electionNamespace,
+    @Bindable(defaultValue = "15s") Duration electionLeaseDuration) {}

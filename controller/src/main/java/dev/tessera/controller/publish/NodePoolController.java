@@ -15,9 +15,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.micronaut.context.annotation.Context;
-import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -38,7 +37,7 @@ import tools.jackson.databind.json.JsonMapper;
  * should hold — nothing when the GpuNode, the Node or a live Lease is missing — and writes only the
  * difference ({@link PoolReconciler}). One worker: the writes of one node never race.
  */
-@Context
+@Singleton
 public class NodePoolController {
   private static final Logger LOG = LoggerFactory.getLogger(NodePoolController.class);
   private static final ResourceDefinitionContext GPU_NODES =
@@ -81,8 +80,8 @@ public class NodePoolController {
     this.clock = clock;
   }
 
-  @PostConstruct
-  void start() {
+  /** Starts watching and publishing; called once this replica leads. */
+  public void start() {
     gpuNodes =
         inform(
             client.genericKubernetesResources(GPU_NODES).inform(), o -> o.getMetadata().getName());

@@ -1,0 +1,90 @@
+package dev.tessera.controller.publish;
+
+import dev.tessera.controller.config.ControllerConfig;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.micronaut.context.annotation.Context;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lets several controller replicas run with one publishing: the replica holding the Lease {@code
+ * tessera-controller} leads; the others wait. A replica that loses the lead exits, so its
+ * Deployment restarts it as a follower, never two writers. At shutdown the lead is released, so
+ * another replica takes over at once.
+ */
+@Context
+public class LeaderElection {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderElection.class);
+  static final String LEASE = "tessera-controller";
+
+  private final KubernetesClient client;
+  private final ControllerConfig config;
+  private final NodePoolController controller;
+  private final String identity;
+  private CompletableFuture<?> election;
+  private volatile boolean stopping;
+
+  public LeaderElection(
+      KubernetesClient client, ControllerConfig config, NodePoolController controller) {
+    this.client = client;
+    this.config = config;
+    this.controller = controller;
+    this.identity =
+        System.getenv()
+            .getOrDefault("POD_NAME", "tessera-controller-" + ProcessHandle.current().pid());
+  }
+
+  @PostConstruct
+  void start() {
+    var duration = config.electionLeaseDuration();
+    election =
+        client
+            .leaderElector()
+            .withConfig(
+                new LeaderElectionConfigBuilder()
+                    .withName(LEASE)
+                    .withLock(new LeaseLock(config.electionNamespace(), LEASE, identity))
+                    .withLeaseDuration(duration)
+                    .withRenewDeadline(duration.multipliedBy(2).dividedBy(3))
+                    .withRetryPeriod(duration.dividedBy(5))
+                    .withReleaseOnCancel()
+                    .withLeaderCallbacks(
+                        new LeaderCallbacks(this::lead, this::lostLead, this::newLeader))
+                    .build())
+            .build()
+            .start();
+    LOG.atInfo().addKeyValue("identity", identity).log("waiting to lead");
+  }
+
+  private void lead() {
+    LOG.atInfo().addKeyValue("identity", identity).log("leading");
+    controller.start();
+  }
+
+  private void lostLead() {
+    if (stopping) {
+      LOG.atInfo().addKeyValue("identity", identity).log("released the lead");
+      return;
+    }
+    LOG.atWarn().addKeyValue("identity", identity).log("lost the lead; exiting");
+    Thread.ofPlatform().name("lost-lead-exit").start(() -> System.exit(1));
+  }
+
+  private void newLeader(String leader) {
+    LOG.atInfo().addKeyValue("leader", leader).log("the controller's leader");
+  }
+
+  @PreDestroy
+  void stop() {
+    stopping = true;
+    if (election != null) {
+      election.cancel(true);
+    }
+  }
+}

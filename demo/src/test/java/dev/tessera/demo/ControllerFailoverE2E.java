@@ -1,0 +1,48 @@
+package dev.tessera.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.controller.render.Offering;
+import java.nio.file.Files;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Two controller replicas: one leads and publishes; when it goes, the other takes over. */
+class ControllerFailoverE2E {
+  private static TesseraOnNode tessera;
+
+  @BeforeAll
+  static void start() throws Exception {
+    tessera = TesseraOnNode.start(Clusters.require(), "H100-SXM5-80GB", 2, Offering.EXCLUSIVE);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (tessera != null) {
+      tessera.close();
+    }
+  }
+
+  @Test
+  void theSecondReplicaTakesOverWhenTheLeaderGoes() throws Exception {
+    try (var second = tessera.startAnotherController()) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(second.log()).contains("waiting to lead"));
+      assertThat(Files.readString(tessera.controller().log())).contains("leading");
+      // The first replica leads; the second waits and does not publish.
+      assertThat(Files.readString(second.log())).doesNotContain(" leading ");
+
+      tessera.controller().close();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(second.log()).contains(" leading "));
+
+      tessera.slices().forEach(s -> tessera.client().resource(s).delete());
+      await().atMost(Duration.ofSeconds(30)).until(() -> !tessera.slices().isEmpty());
+    }
+  }
+}
