@@ -3,6 +3,7 @@ package dev.tessera.plugin.demo;
 import static dev.tessera.plugin.Fixtures.claim;
 import static dev.tessera.plugin.Fixtures.config;
 import static dev.tessera.plugin.Fixtures.result;
+import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
@@ -116,7 +117,17 @@ public final class SimulatedNodeDemo {
           for (ResourceClaim claim : claims) {
             prepare(kubelet, plugin, claim);
           }
-          Thread.sleep(Duration.ofMillis(500)); // status writes trail prepare by design
+          // Status writes trail prepare by design: wait for the three prepared claims' status.
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .until(
+                  () ->
+                      claims.stream()
+                              .limit(3)
+                              .map(c -> api.client().resource(c).get().getStatus().getDevices())
+                              .filter(d -> d != null && !d.isEmpty())
+                              .count()
+                          == 3);
           step("What the claims' status.devices say in the API server");
           for (ResourceClaim claim : claims) {
             var current =
