@@ -7,8 +7,4 @@ public record MigPlacement(int start, int size) {
       throw new IllegalArgumentException("invalid placement start=" + start + " size=" + size);
     }
   }
-
-  public boolean overlaps(MigPlacement other) {
-    return start < other.start + other.size && other.start < start + size;
-  }
 }
