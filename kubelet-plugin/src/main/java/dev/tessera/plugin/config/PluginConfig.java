@@ -5,6 +5,7 @@ import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.bind.annotation.Bindable;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The node plugin's settings ({@code tessera.*} in application.yml; each also an env var such as
@@ -23,6 +24,9 @@ import java.time.Duration;
  *     (batches writes under churn; the kubelet never waits for them)
  * @param leaseNamespace where the plugin's Lease ({@code tessera-<node>}) lives
  * @param leaseDuration how long the Lease holds without renewal (renewed every quarter of it)
+ * @param healthRecovery how long a device problem must stay unseen (with the GPU answering NVML)
+ *     before the device counts as healthy again
+ * @param healthIgnoredXids XIDs to publish as informational only, besides the application XIDs
  */
 @ConfigurationProperties("tessera")
 public record PluginConfig(
@@ -37,9 +41,12 @@ public record PluginConfig(
     @Nullable String kubeconfig,
     @Bindable(defaultValue = "100ms") Duration statusWriteDelay,
     @Bindable(defaultValue = "kube-node-lease") String leaseNamespace,
-    @Bindable(defaultValue = "40s") Duration leaseDuration) {
+    @Bindable(defaultValue = "40s") Duration leaseDuration,
+    @Bindable(defaultValue = "5m") Duration healthRecovery,
+    @Nullable List<Integer> healthIgnoredXids) {
 
   public PluginConfig {
+    healthIgnoredXids = healthIgnoredXids == null ? List.of() : List.copyOf(healthIgnoredXids);
     if (nodeName == null || nodeName.isBlank()) {
       throw new IllegalArgumentException(
           "tessera.node-name is required (set NODE_NAME from the downward API)");

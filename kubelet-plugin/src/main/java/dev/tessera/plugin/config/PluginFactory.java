@@ -1,5 +1,6 @@
 package dev.tessera.plugin.config;
 
+import dev.tessera.api.DeviceName;
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.cdi.CdiSpec;
@@ -9,10 +10,15 @@ import dev.tessera.plugin.cdi.DriverFiles;
 import dev.tessera.plugin.cdi.NodePaths;
 import dev.tessera.plugin.checkpoint.BootId;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
+import dev.tessera.plugin.health.HealthBook;
+import dev.tessera.plugin.health.HealthMonitor;
+import dev.tessera.plugin.health.XidPolicy;
 import dev.tessera.plugin.k8s.ApiServerClaims;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.kubelet.ClaimBatch;
+import dev.tessera.plugin.kubelet.DraHealthService;
+import dev.tessera.plugin.nvml.Nvml;
 import dev.tessera.plugin.prepare.ClaimPlanner;
 import dev.tessera.plugin.prepare.ConfigResolver;
 import dev.tessera.plugin.prepare.DeviceEditsResolver;
@@ -30,6 +36,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -43,6 +52,8 @@ public class PluginFactory {
   private static final Logger LOG = LoggerFactory.getLogger(PluginFactory.class);
   private static final List<String> CONTROL_NODES =
       List.of("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+  private static final Duration HEALTH_PROBE_INTERVAL = Duration.ofSeconds(1);
+  private static final Duration HEALTH_STREAM_HEARTBEAT = Duration.ofSeconds(10);
 
   @Singleton
   Clock clock() {
@@ -136,6 +147,7 @@ public class PluginFactory {
   }
 
   @Singleton
+  @Bean(preDestroy = "close")
   GpuNodeReporter gpuNodeReporter(
       PluginConfig config, BeanProvider<KubernetesClient> client, JsonMapper json, Clock clock) {
     return new GpuNodeReporter(client::get, config.nodeName(), json, clock);
@@ -155,6 +167,43 @@ public class PluginFactory {
         holder,
         config.leaseDuration(),
         clock);
+  }
+
+  @Singleton
+  @Bean(preDestroy = "close")
+  HealthMonitor healthMonitor(
+      PluginConfig config, Nvml nvml, Supplier<NodeInventory> inventory, Clock clock) {
+    var book =
+        new HealthBook(
+            new XidPolicy(new HashSet<>(config.healthIgnoredXids())), config.healthRecovery());
+    return new HealthMonitor(nvml, inventory, book, HEALTH_PROBE_INTERVAL, clock);
+  }
+
+  /**
+   * The health stream names every device the kubelet may ask about: the GPUs, their MIG devices and
+   * whatever is prepared (MIG placements of the dynamic offering included).
+   */
+  @Singleton
+  @Bean(preDestroy = "close")
+  DraHealthService draHealthService(
+      PluginConfig config, Supplier<NodeInventory> inventory, DeviceState state, Clock clock) {
+    Supplier<Collection<String>> names =
+        () -> {
+          var all = new HashSet<String>();
+          for (var gpu : inventory.get().gpus()) {
+            all.add(new DeviceName.Gpu(gpu.minor()).value());
+            for (var mig : gpu.migDevices()) {
+              all.add(
+                  new DeviceName.Mig(gpu.minor(), mig.profile(), mig.placement().start()).value());
+            }
+          }
+          state.checkpoint().claims().values().stream()
+              .flatMap(entry -> entry.devices().stream())
+              .filter(device -> device.pool().equals(config.nodeName()))
+              .forEach(device -> all.add(device.device()));
+          return all;
+        };
+    return new DraHealthService(config.nodeName(), names, HEALTH_STREAM_HEARTBEAT, clock);
   }
 
   @Singleton

@@ -2,6 +2,7 @@ package dev.tessera.plugin.kubelet;
 
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.config.PluginConfig;
+import dev.tessera.plugin.health.HealthMonitor;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.prepare.DeviceState;
@@ -34,6 +35,8 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private final Supplier<NodeInventory> inventory;
   private final GpuNodeReporter gpuNode;
   private final LeaseRenewer lease;
+  private final HealthMonitor health;
+  private final DraHealthService healthService;
   private UnixSocketServer draServer;
   private UnixSocketServer registrationServer;
 
@@ -44,13 +47,17 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
       FatalErrors fatalErrors,
       Supplier<NodeInventory> inventory,
       GpuNodeReporter gpuNode,
-      LeaseRenewer lease) {
+      LeaseRenewer lease,
+      HealthMonitor health,
+      DraHealthService healthService) {
     this.config = config;
     this.state = state;
     this.batch = batch;
     this.inventory = inventory;
     this.gpuNode = gpuNode;
     this.lease = lease;
+    this.health = health;
+    this.healthService = healthService;
     this.registration =
         new RegistrationService(
             config.driverName(),
@@ -68,7 +75,10 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
       state.recover();
       draServer =
           UnixSocketServer.start(
-              config.draSocket(), List.of(new DraV1Service(batch), new DraV1beta1Service(batch)));
+              config.draSocket(),
+              List.of(new DraV1Service(batch), new DraV1beta1Service(batch), healthService));
+      health.listen(healthService::update);
+      health.start();
       registrationServer =
           UnixSocketServer.start(config.registrationSocket(), List.of(registration));
       // Once the kubelet has us: tell the cluster what this node has, and that we are alive.
@@ -95,6 +105,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   /** Reports the inventory (retrying until the API server takes it) and starts the Lease. */
   private void announce() {
     lease.start();
+    health.listen(gpuNode::reportHealth);
     for (int attempt = 1; ; attempt++) {
       try {
         gpuNode.report(inventory.get());

@@ -18,7 +18,8 @@ public final class RegistrationService extends RegistrationGrpc.RegistrationImpl
   private static final Logger LOG = LoggerFactory.getLogger(RegistrationService.class);
 
   /** The kubelet picks the first entry it supports, so the newest API comes first. */
-  static final List<String> SUPPORTED_VERSIONS = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
+  static final List<String> SUPPORTED_VERSIONS =
+      List.of("v1.DRAPlugin", "v1beta1.DRAPlugin", "v1alpha1.DRAResourceHealth");
 
   private final String driverName;
   private final String endpoint;

@@ -4,6 +4,9 @@ import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
 import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import dev.tessera.api.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc;
+import dev.tessera.api.kubelet.drahealth.v1alpha1.NodeWatchResourcesRequest;
+import dev.tessera.api.kubelet.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import dev.tessera.api.kubelet.registration.v1.InfoRequest;
 import dev.tessera.api.kubelet.registration.v1.PluginInfo;
 import dev.tessera.api.kubelet.registration.v1.RegistrationGrpc;
@@ -12,8 +15,11 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /** Plays the kubelet: dials the plugin's sockets as the kubelet's plugin manager does. */
@@ -80,6 +86,30 @@ public final class KubeletClient implements AutoCloseable {
   public dev.tessera.api.kubelet.dra.v1beta1.DRAPluginGrpc.DRAPluginBlockingStub v1beta1() {
     return dev.tessera.api.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(dra)
         .withDeadlineAfter(45, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Opens the DRA health stream as the kubelet does; every response lands in the returned queue
+   * until the client closes.
+   */
+  public BlockingQueue<NodeWatchResourcesResponse> watchHealth() {
+    var responses = new LinkedBlockingQueue<NodeWatchResourcesResponse>();
+    DRAResourceHealthGrpc.newStub(dra)
+        .nodeWatchResources(
+            NodeWatchResourcesRequest.getDefaultInstance(),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(NodeWatchResourcesResponse value) {
+                responses.add(value);
+              }
+
+              @Override
+              public void onError(Throwable t) {}
+
+              @Override
+              public void onCompleted() {}
+            });
+    return responses;
   }
 
   @Override

@@ -84,7 +84,7 @@ class KubeletContractIT {
     assertThat(info.getName()).isEqualTo(DRIVER);
     assertThat(info.getEndpoint()).isEqualTo(plugin.draSocket().toAbsolutePath().toString());
     assertThat(info.getSupportedVersionsList())
-        .containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin");
+        .containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin", "v1alpha1.DRAResourceHealth");
 
     plugin.kubelet().notifyRegistration(true, "");
     var registration = plugin.context().getBean(KubeletPlugin.class).registration().registered();

@@ -6,6 +6,8 @@ import io.micronaut.context.ApplicationContext;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,6 +24,7 @@ public final class PluginHarness implements AutoCloseable {
   public final Path driverRoot;
   public final MockApiServer api;
   public final List<String> fatalErrors = new CopyOnWriteArrayList<>();
+  private final Map<String, Object> extraProperties = new LinkedHashMap<>();
   private ApplicationContext context;
   private KubeletClient kubelet;
 
@@ -57,23 +60,28 @@ public final class PluginHarness implements AutoCloseable {
     return cdiDir().resolve("k8s." + DRIVER + "-claim_" + claimUid + ".json");
   }
 
+  /** Sets a plugin property (e.g. {@code tessera.health-recovery}) for the next start. */
+  public PluginHarness withProperty(String key, String value) {
+    extraProperties.put(key, value);
+    return this;
+  }
+
   public PluginHarness start() throws IOException {
     FatalErrors recordFatal = fatalErrors::add;
-    context =
-        ApplicationContext.builder()
-            .properties(
-                Map.of(
-                    "tessera.node-name", NODE,
-                    "tessera.registry-dir", dir.resolve("plugins_registry").toString(),
-                    "tessera.plugins-dir", dir.resolve("plugins").toString(),
-                    "tessera.cdi-dir", cdiDir().toString(),
-                    "tessera.driver-root", driverRoot.toString(),
-                    "tessera.boot-id-file", bootIdFile().toString(),
-                    "tessera.kubeconfig", api.writeKubeconfig(dir).toString(),
-                    "tessera.exit-on-fatal", "false",
-                    "micronaut.server.port", "-1"))
-            .singletons(recordFatal)
-            .start();
+    var properties =
+        new HashMap<String, Object>(
+            Map.of(
+                "tessera.node-name", NODE,
+                "tessera.registry-dir", dir.resolve("plugins_registry").toString(),
+                "tessera.plugins-dir", dir.resolve("plugins").toString(),
+                "tessera.cdi-dir", cdiDir().toString(),
+                "tessera.driver-root", driverRoot.toString(),
+                "tessera.boot-id-file", bootIdFile().toString(),
+                "tessera.kubeconfig", api.writeKubeconfig(dir).toString(),
+                "tessera.exit-on-fatal", "false",
+                "micronaut.server.port", "-1"));
+    properties.putAll(extraProperties);
+    context = ApplicationContext.builder().properties(properties).singletons(recordFatal).start();
     kubelet = new KubeletClient(registrationSocket(), draSocket());
     return this;
   }

@@ -1,0 +1,196 @@
+package dev.tessera.plugin.health;
+
+import dev.tessera.api.health.NodeHealth;
+import dev.tessera.api.inventory.Gpu;
+import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.plugin.nvml.Nvml;
+import dev.tessera.plugin.nvml.NvmlEvent;
+import dev.tessera.plugin.nvml.NvmlEventType;
+import dev.tessera.plugin.nvml.NvmlException;
+import dev.tessera.plugin.nvml.NvmlHandle;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches NVML's health events (XIDs, double-bit ECC) on every GPU of the node and keeps the node's
+ * {@link HealthBook}; tells its listeners the whole {@link NodeHealth} each time it changes. Runs
+ * on one platform thread (NVML's event wait blocks in native code).
+ */
+public final class HealthMonitor implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(HealthMonitor.class);
+  private static final Duration WAIT = Duration.ofMillis(500);
+  private static final long GPU_LOST_XID = 79;
+
+  private final Nvml nvml;
+  private final Supplier<NodeInventory> inventory;
+  private final HealthBook book;
+  private final EventDevices devices;
+  private final Duration probeInterval;
+  private final Clock clock;
+  private final List<Consumer<NodeHealth>> listeners = new CopyOnWriteArrayList<>();
+  private volatile NodeHealth current = NodeHealth.ALL_HEALTHY;
+  private volatile boolean running;
+  private Thread thread;
+
+  public HealthMonitor(
+      Nvml nvml,
+      Supplier<NodeInventory> inventory,
+      HealthBook book,
+      Duration probeInterval,
+      Clock clock) {
+    this.nvml = nvml;
+    this.inventory = inventory;
+    this.book = book;
+    this.devices = new EventDevices(nvml, inventory);
+    this.probeInterval = probeInterval;
+    this.clock = clock;
+  }
+
+  /** Adds a listener and tells it the current health at once. */
+  public void listen(Consumer<NodeHealth> listener) {
+    listeners.add(listener);
+    listener.accept(current);
+  }
+
+  public NodeHealth current() {
+    return current;
+  }
+
+  public synchronized void start() {
+    if (running) {
+      return;
+    }
+    running = true;
+    thread = Thread.ofPlatform().daemon().name("tessera-health").start(this::run);
+  }
+
+  private void run() {
+    NvmlHandle.EventSet set;
+    try {
+      set = nvml.createEventSet();
+    } catch (NvmlException e) {
+      LOG.atError().setCause(e).log("cannot create an NVML event set; device health unmonitored");
+      return;
+    }
+    try {
+      inventory.get().gpus().forEach(gpu -> register(gpu, set));
+      Instant nextProbe = clock.instant().plus(probeInterval);
+      while (running) {
+        waitOnce(set);
+        Instant now = clock.instant();
+        if (!now.isBefore(nextProbe)) {
+          nextProbe = now.plus(probeInterval);
+          if (book.recover(now, devices::answers)) {
+            publish("recovered");
+          }
+        }
+      }
+    } finally {
+      nvml.freeEventSet(set);
+    }
+  }
+
+  private void register(Gpu gpu, NvmlHandle.EventSet set) {
+    try {
+      NvmlHandle.Device device = nvml.deviceByUuid(gpu.uuid());
+      long mask = nvml.supportedEventTypes(device) & NvmlEventType.HEALTH;
+      if (mask == 0) {
+        LOG.atWarn().addKeyValue("gpu", gpu.uuid()).log("GPU has no health events; unmonitored");
+        return;
+      }
+      nvml.registerEvents(device, mask, set);
+    } catch (NvmlException e) {
+      LOG.atWarn().addKeyValue("gpu", gpu.uuid()).setCause(e).log("GPU health unmonitored");
+    }
+  }
+
+  private void waitOnce(NvmlHandle.EventSet set) {
+    Optional<NvmlEvent> event;
+    try {
+      event = nvml.waitForEvent(set, WAIT);
+    } catch (NvmlException e) {
+      LOG.atWarn().setCause(e).log("NVML event wait failed");
+      sleep();
+      return;
+    }
+    event.ifPresent(this::handle);
+  }
+
+  private void handle(NvmlEvent event) {
+    Optional<HealthObservation> observation;
+    try {
+      observation = devices.nameOf(event).map(name -> observation(name, event));
+    } catch (NvmlException e) {
+      LOG.atWarn().setCause(e).log("cannot tell which device an NVML event is about");
+      return;
+    }
+    observation.ifPresent(
+        seen -> {
+          LOG.atWarn()
+              .addKeyValue("device", seen.device())
+              .addKeyValue("observation", seen)
+              .log("device health event");
+          if (book.observe(seen, clock.instant())) {
+            publish("event");
+          }
+        });
+  }
+
+  private static HealthObservation observation(String device, NvmlEvent event) {
+    if (event.is(NvmlEventType.XID_CRITICAL_ERROR)) {
+      return event.eventData() == GPU_LOST_XID
+          ? new HealthObservation.GpuLost(device)
+          : new HealthObservation.Xid(device, event.eventData());
+    }
+    return new HealthObservation.DoubleBitEcc(device);
+  }
+
+  private void publish(String why) {
+    current = book.snapshot();
+    LOG.atInfo()
+        .addKeyValue("why", why)
+        .addKeyValue("unhealthyDevices", current.unhealthyCount())
+        .addKeyValue("devicesWithProblems", current.devices().size())
+        .log("device health changed");
+    for (var listener : listeners) {
+      try {
+        listener.accept(current);
+      } catch (RuntimeException e) {
+        LOG.atWarn().setCause(e).log("a health listener failed");
+      }
+    }
+  }
+
+  private void sleep() {
+    try {
+      Thread.sleep(WAIT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      running = false;
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    Thread t;
+    synchronized (this) {
+      t = thread;
+    }
+    if (t != null) {
+      try {
+        t.join(WAIT.multipliedBy(4).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
