@@ -32,11 +32,17 @@ tessera_need_build_tools() {
 # Builds everything and writes the test classpath of the plugin module to $TESSERA_TEST_CP
 # (for the programs in its test sources: the demo and the benchmark).
 tessera_build_plugin_test_classpath() {
+  tessera_build_test_classpath kubelet-plugin
+}
+
+# Builds everything and writes the test classpath of module $1 to $TESSERA_TEST_CP.
+tessera_build_test_classpath() {
+  local module="$1"
   ./mvnw -B -q --no-transfer-progress install -DskipTests -DskipITs
-  ./mvnw -B -q --no-transfer-progress -pl kubelet-plugin \
+  ./mvnw -B -q --no-transfer-progress -pl "$module" \
     org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath \
     -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
-  TESSERA_TEST_CP="kubelet-plugin/target/test-classes:kubelet-plugin/target/classes:$(cat kubelet-plugin/target/test-classpath.txt)"
+  TESSERA_TEST_CP="$module/target/test-classes:$module/target/classes:$(cat "$module/target/test-classpath.txt")"
   export TESSERA_TEST_CP
 }
 

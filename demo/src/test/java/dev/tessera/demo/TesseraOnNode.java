@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -84,6 +85,8 @@ final class TesseraOnNode implements AutoCloseable {
     // A short Lease, so the controller notices a gone plugin well before the kubelet wipes its
     // slices (30 s) and the tests can tell the two apart.
     env.put("TESSERA_LEASE_DURATION", "4s");
+    // Device problems clear after this much quiet (production default: 5 minutes).
+    env.put("TESSERA_HEALTH_RECOVERY", "10s");
     var plugin = startPlugin(work, env);
     client
         .nodes()
@@ -143,6 +146,13 @@ final class TesseraOnNode implements AutoCloseable {
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
+  }
+
+  /** Makes the simulated NVML report an event, e.g. {@code 0 xid 48} (see hack/mock-nvml). */
+  void injectNvmlEvent(String line) throws IOException {
+    Path events = Path.of(pluginEnv.get("TESSERA_DRIVER_ROOT")).resolve("var/lib/mock-nvml/events");
+    Files.createDirectories(events.getParent());
+    Files.writeString(events, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 
   KubernetesClient client() {

@@ -1,6 +1,7 @@
 package dev.tessera.controller.publish;
 
 import dev.tessera.api.GpuNodeNames;
+import dev.tessera.api.health.NodeHealth;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.config.ControllerConfig;
 import dev.tessera.controller.render.DesiredSlice;
@@ -181,7 +182,7 @@ public class NodePoolController {
     NodeInventory inventory = gpuNode == null ? null : inventory(gpuNode);
     List<DesiredSlice> desired =
         inventory != null && node != null && alive
-            ? renderer.render(inventory, offering(node))
+            ? renderer.render(inventory, offering(node), health(gpuNode))
             : List.of();
     String uid = node == null ? "" : node.getMetadata().getUid();
     List<SliceWrite> writes = reconciler.reconcile(nodeName, uid, desired, existing);
@@ -201,6 +202,16 @@ public class NodePoolController {
           .addKeyValue("pluginAlive", alive)
           .log("published the node's slices");
     }
+  }
+
+  /** The device health the node plugin reported; all healthy when it has reported none. */
+  @SuppressWarnings("unchecked")
+  private NodeHealth health(GenericKubernetesResource gpuNode) {
+    var status = (Map<String, Object>) gpuNode.getAdditionalProperties().get("status");
+    if (status == null || status.get("health") == null) {
+      return NodeHealth.ALL_HEALTHY;
+    }
+    return json.convertValue(status.get("health"), NodeHealth.class);
   }
 
   /** The inventory the node plugin reported, or null while it has reported none. */

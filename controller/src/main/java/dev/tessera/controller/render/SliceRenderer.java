@@ -1,5 +1,6 @@
 package dev.tessera.controller.render;
 
+import dev.tessera.api.health.NodeHealth;
 import dev.tessera.api.inventory.NodeInventory;
 import java.util.List;
 
@@ -8,6 +9,11 @@ import java.util.List;
  * within the API's limits. Slice names, pool generations and owners are the publisher's business.
  */
 public final class SliceRenderer {
+
+  /** The pool's slices with the devices the node plugin reports unhealthy tainted. */
+  public List<DesiredSlice> render(NodeInventory node, Offering offering, NodeHealth health) {
+    return HealthTaints.apply(render(node, offering), health);
+  }
 
   public List<DesiredSlice> render(NodeInventory node, Offering offering) {
     return switch (offering) {
