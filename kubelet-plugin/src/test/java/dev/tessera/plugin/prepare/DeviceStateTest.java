@@ -17,6 +17,13 @@ import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.checkpoint.ClaimEntry;
 import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.sharing.DriverTools;
+import dev.tessera.plugin.sharing.MpsDaemons;
+import dev.tessera.plugin.sharing.MpsPaths;
+import dev.tessera.plugin.sharing.NvidiaSmi;
+import dev.tessera.plugin.sharing.RecordingRunner;
+import dev.tessera.plugin.sharing.SharingEffects;
+import dev.tessera.plugin.sharing.SharingPlanner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,6 +39,7 @@ class DeviceStateTest {
   private final JsonMapper json = JsonMapper.builder().build();
   private final FakeClaimSource claims = new FakeClaimSource();
   private final ClaimRef ref = new ClaimRef("default", "c1", "uid-1");
+  private final RecordingRunner runner = new RecordingRunner();
   private CdiSpecWriter cdi;
   private CheckpointStore store;
 
@@ -50,7 +58,12 @@ class DeviceStateTest {
     store = new CheckpointStore(root.resolve("data/checkpoint.json"), json);
   }
 
+  private MpsPaths mpsPaths() {
+    return new MpsPaths(root.resolve("data/mps"));
+  }
+
   private DeviceState state(String bootId) {
+    var tools = new DriverTools(root, runner);
     var paths = NodePaths.forDriverRoot(root);
     var common =
         new CdiSpec.ContainerEdits(
@@ -65,9 +78,11 @@ class DeviceStateTest {
             new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity())),
         () -> inventory(2),
         new CdiSpecBuilder(DRIVER, common),
-        new DeviceEditsResolver(paths),
+        new DeviceEditsResolver(paths, mpsPaths()),
         cdi,
         store,
+        new SharingPlanner(),
+        new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mpsPaths(), tools)),
         bootId);
   }
 
