@@ -7,6 +7,8 @@ import static dev.tessera.plugin.Fixtures.result;
 import static dev.tessera.plugin.Fixtures.timeSlicing;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -204,5 +206,32 @@ class SharingIT {
 
     assertThat(plugin.kubelet().unprepare(a)).isEmpty();
     assertThat(mpsDir(uuid)).doesNotExist();
+  }
+
+  /** A claim the scheduler gave a share of a {@code shared} GPU: a share ID and consumed memory. */
+  private ResourceClaim memoryShare(String name, String memory) {
+    var share =
+        new DeviceRequestAllocationResultBuilder(result("gpu", "gpu-0"))
+            .withShareID("00000000-0000-0000-0000-00000000000" + name.length())
+            .withConsumedCapacity(Map.of("memory", new Quantity(memory)))
+            .build();
+    return plugin.create(claim("uid-" + name, name, List.of(share), List.of()));
+  }
+
+  @Test
+  void memorySharesAreEnforcedWithMpsPinnedMemoryLimits() throws Exception {
+    var shares =
+        List.of(memoryShare("a", "20Gi"), memoryShare("bb", "20Gi"), memoryShare("ccc", "20Gi"));
+    var fourth = memoryShare("dddd", "20Gi");
+
+    for (ResourceClaim share : shares) {
+      assertThat(prepare(share)).isEmpty();
+      assertThat(cdiEdits(share).get("env").toString())
+          .contains("\"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=20480M\"");
+    }
+    // The simulated H100 has 81559 MiB: a fourth 20Gi share does not fit (the controller publishes
+    // 79Gi of it, so the scheduler would not allocate it either).
+    assertThat(prepare(fourth)).contains("would add up to 80Gi").contains("more than its");
+    assertThat(toolLog("nvidia-cuda-mps-control")).hasSize(1);
   }
 }
