@@ -75,6 +75,7 @@ typedef struct {
 typedef struct {
     struct nvmlDevice_st dev;
     unsigned mig_current, mig_pending, compute_mode;
+    unsigned timeslice; /* nvidia-smi compute-policy --set-timeslice 0..3; set by the nvidia-smi stand-in */
     char uuid[48];
     mock_gi gi[MOCK_MAX_GI];
 } mock_gpu;

@@ -43,6 +43,7 @@ void mock_state_defaults(void)
         unsigned on = g_mock.prof->gi && mig_enabled_by_config(i);
         gp->mig_current = gp->mig_pending = on;
         gp->compute_mode = NVML_COMPUTEMODE_DEFAULT;
+        gp->timeslice = 0;
         clear_instances(gp);
     }
 }
@@ -60,13 +61,15 @@ int mock_state_load(void)
         unsigned a[6];
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        if (sscanf(line, "gpu %u %u %u %u", &a[0], &a[1], &a[2], &a[3]) == 4) {
+        int n = sscanf(line, "gpu %u %u %u %u %u", &a[0], &a[1], &a[2], &a[3], &a[4]);
+        if (n >= 4) {
             if (a[0] >= g_mock.cfg.gpus)
                 continue;
             mock_gpu *gp = &g_mock.gpu[a[0]];
             gp->mig_current = g_mock.prof->gi ? !!a[1] : 0;
             gp->mig_pending = g_mock.prof->gi ? !!a[2] : 0;
             gp->compute_mode = a[3] < NVML_COMPUTEMODE_COUNT ? a[3] : 0;
+            gp->timeslice = n == 5 && a[4] <= 3 ? a[4] : 0;
         } else if (sscanf(line, "gi %u %u %u %u %u", &a[0], &a[1], &a[2], &a[3], &a[4]) == 5) {
             const mock_gi_profile *p = mock_gi_by_id(g_mock.prof, a[2]);
             if (a[0] >= g_mock.cfg.gpus || a[1] >= MOCK_MAX_GI || !p) {
@@ -102,10 +105,11 @@ int mock_state_save(void)
     char *buf = malloc(cap);
     if (!buf)
         return -1;
-    len += (size_t)snprintf(buf + len, cap - len, "# mock-nvml state v1: gpu idx cur pending computeMode | gi gpu id profileId start size | ci gpu gi id profileId start size\n");
+    len += (size_t)snprintf(buf + len, cap - len, "# mock-nvml state v1: gpu idx cur pending computeMode timeslice uuid | gi gpu id profileId start size | ci gpu gi id profileId start size\n");
     for (unsigned i = 0; i < g_mock.cfg.gpus; i++) {
         mock_gpu *gp = &g_mock.gpu[i];
-        len += (size_t)snprintf(buf + len, cap - len, "gpu %u %u %u %u\n", i, gp->mig_current, gp->mig_pending, gp->compute_mode);
+        len += (size_t)snprintf(buf + len, cap - len, "gpu %u %u %u %u %u %s\n", i, gp->mig_current, gp->mig_pending,
+                                gp->compute_mode, gp->timeslice, gp->uuid);
         for (int j = 0; j < MOCK_MAX_GI; j++) {
             mock_gi *gi = &gp->gi[j];
             if (!gi->live)

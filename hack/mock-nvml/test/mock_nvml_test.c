@@ -62,15 +62,31 @@ static void check_(int ok, int line, const char *expr, const char *fmt, ...)
 #define EXPECT(call, want) do { nvmlReturn_t r_ = (call); CHECK(r_ == (want), "%s -> %d, want %d", #call, r_, want); } while (0)
 #define OK(call) EXPECT(call, NVML_SUCCESS)
 
-static void sh(const char *fmt, ...)
+/* Runs a shell command and returns its exit status. */
+static int run(const char *fmt, va_list ap)
 {
     char cmd[4096];
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void sh(const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    int rc = run(fmt, ap);
     va_end(ap);
-    int rc = system(cmd);
-    CHECK(rc == 0, "command failed (%d): %s", rc, cmd);
+    CHECK(rc == 0, "command failed (%d): %s", rc, fmt);
+}
+
+static int sh_rc(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = run(fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static void make_root(const char *name, const char *args)
@@ -664,6 +680,36 @@ static void test_a100(api_t *a, const char *root)
     OK(a->nvmlShutdown());
 }
 
+/* The nvidia-smi stand-in changes compute mode and time-slice in the state file, keyed by index or
+ * UUID, and the library sees the change like a setting made on the hardware. */
+static void test_nvidia_smi(api_t *a, const char *root)
+{
+    nvmlDevice_t d;
+    char uuid[96], p[1024];
+    OK(a->nvmlInit_v2());
+    OK(a->nvmlDeviceGetHandleByIndex_v2(1, &d));
+    OK(a->nvmlDeviceGetUUID(d, uuid, sizeof(uuid)));
+    CHECK(sh_rc("'%s/%s/usr/bin/nvidia-smi' -i %s -c EXCLUSIVE_PROCESS", tmpdir, root, uuid) == 0, "smi -c by uuid");
+    nvmlComputeMode_t cm;
+    OK(a->nvmlDeviceGetComputeMode(d, &cm));
+    CHECK(cm == NVML_COMPUTEMODE_EXCLUSIVE_PROCESS, "compute mode set by nvidia-smi: %d", cm);
+    CHECK(sh_rc("'%s/%s/usr/bin/nvidia-smi' compute-policy -i %s --set-timeslice 3", tmpdir, root, uuid) == 0,
+          "smi timeslice");
+    snprintf(p, sizeof(p), "%s/%s/var/lib/mock-nvml/state", tmpdir, root);
+    char want[160];
+    snprintf(want, sizeof(want), "gpu 1 0 0 3 3 %s\n", uuid);
+    CHECK(file_contains(p, want), "timeslice and compute mode in state");
+    /* A library save keeps the time-slice it did not set itself. */
+    OK(a->nvmlDeviceSetComputeMode(d, NVML_COMPUTEMODE_DEFAULT));
+    snprintf(want, sizeof(want), "gpu 1 0 0 0 3 %s\n", uuid);
+    CHECK(file_contains(p, want), "timeslice survives a library save");
+    CHECK(sh_rc("'%s/%s/usr/bin/nvidia-smi' -i 0 -c DEFAULT 2>/dev/null", tmpdir, root) == 0, "smi by index");
+    CHECK(sh_rc("'%s/%s/usr/bin/nvidia-smi' -i GPU-nope -c DEFAULT 2>/dev/null", tmpdir, root) != 0, "unknown uuid");
+    CHECK(sh_rc("'%s/%s/usr/bin/nvidia-smi' compute-policy -i 0 --set-timeslice 9 2>/dev/null", tmpdir, root) != 0,
+          "bad timeslice");
+    OK(a->nvmlShutdown());
+}
+
 static void test_l40s(api_t *a)
 {
     nvmlDevice_t d;
@@ -734,6 +780,7 @@ int main(int argc, char **argv)
     test_threads(&h100);
     OK(h100.nvmlShutdown());
     test_a100(&a100, "a100");
+    test_nvidia_smi(&a100, "a100");
     test_l40s(&l40s);
 
     /* Re-running setup keeps the MIG state. */

@@ -37,13 +37,33 @@ check 'grep -qx "root=$R" "$C" && grep -qx "state_file=$R/var/lib/mock-nvml/stat
 check 'grep -qx "mig_layout=0:19@0" "$C" && grep -qx "mig_enabled=all" "$C"'
 check '[ -d "$R/var/lib/mock-nvml" ] && [ -f "$R/var/lib/mock-nvml/events" ] && [ -f "$R/etc/mock-nvml/faults" ]'
 
-# stand-in binaries log argv (and stdin for mps-control)
+# stand-in binaries log argv; the MPS control stand-in behaves like a daemon
 "$R/usr/bin/nvidia-smi" -L
-"$R/usr/bin/nvidia-cuda-mps-control" -d
-echo "set_default_active_thread_percentage 50" | "$R/usr/bin/nvidia-cuda-mps-control"
 check 'grep -qx -- "-L" "$R/var/log/mock-nvml/nvidia-smi.log"'
-check 'grep -qx -- "-d" "$R/var/log/mock-nvml/nvidia-cuda-mps-control.log"'
-check 'grep -q "stdin: set_default_active_thread_percentage 50" "$R/var/log/mock-nvml/nvidia-cuda-mps-control.log"'
+M="$R/usr/bin/nvidia-cuda-mps-control" MLOG="$R/var/log/mock-nvml/nvidia-cuda-mps-control.log"
+export CUDA_MPS_PIPE_DIRECTORY="$TMP/mps/pipe" CUDA_MPS_LOG_DIRECTORY="$TMP/mps/log"
+check '! echo get_server_list | "$M" 2>/dev/null'
+check 'CUDA_VISIBLE_DEVICES=GPU-1 "$M" -d'
+check '[ -p "$TMP/mps/pipe/control" ] && kill -0 "$(cat "$TMP/mps/pipe/nvidia-cuda-mps-control.pid")"'
+check 'grep -qx -- "-d | pipe=$TMP/mps/pipe log=$TMP/mps/log visible=GPU-1" "$MLOG"'
+check '! "$M" -d 2>/dev/null'
+check '[ "$(grep -c "^startup" "$TMP/mps/log/control.log")" = 1 ]'
+check 'echo "set_default_active_thread_percentage 50" | "$M"'
+check 'grep -qx "set_default_active_thread_percentage 50" "$TMP/mps/log/control.log"'
+daemon=$(cat "$TMP/mps/pipe/nvidia-cuda-mps-control.pid")
+check 'echo quit | "$M"'
+check '{ [ ! -e "/proc/$daemon" ] || grep -q "^$daemon ([a-z]*) Z" "/proc/$daemon/stat"; } && [ ! -e "$TMP/mps/pipe/nvidia-cuda-mps-control.pid" ]'
+check 'grep -q "pipe=$TMP/mps/pipe | stdin: quit;" "$MLOG"'
+unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+
+# nvidia-smi sets compute mode and time-slice in the state file, by index or UUID, under its lock
+S="$R/var/lib/mock-nvml/state"
+printf 'gpu 0 0 0 0 0 GPU-aaa\ngpu 1 0 0 0 0 GPU-bbb\n' > "$S"
+check '"$R/usr/bin/nvidia-smi" -i GPU-bbb -c EXCLUSIVE_PROCESS && grep -qx "gpu 1 0 0 3 0 GPU-bbb" "$S"'
+check '"$R/usr/bin/nvidia-smi" compute-policy -i 0 --set-timeslice 2 && grep -qx "gpu 0 0 0 0 2 GPU-aaa" "$S"'
+check '! "$R/usr/bin/nvidia-smi" -i GPU-zzz -c DEFAULT 2>/dev/null'
+check '! "$R/usr/bin/nvidia-smi" compute-policy -i 0 --set-timeslice 4 2>/dev/null'
+check 'grep -qx "compute-policy -i 0 --set-timeslice 2" "$R/var/log/mock-nvml/nvidia-smi.log"'
 
 # idempotent: a re-run keeps the state file and refreshes config
 echo "gpu 0 1 1 0" > "$R/var/lib/mock-nvml/state"

@@ -88,6 +88,36 @@ public final class Fixtures {
         Map.of("strategy", strategy));
   }
 
+  /** A GpuConfig that time-slices with {@code interval}. */
+  public static Map<String, Object> timeSlicing(String interval) {
+    return Map.of(
+        "apiVersion",
+        "gpu.tessera.dev/v1alpha1",
+        "kind",
+        "GpuConfig",
+        "sharing",
+        Map.of("strategy", "TimeSlicing", "timeSlicingConfig", Map.of("interval", interval)));
+  }
+
+  /** A GpuConfig (or MigDeviceConfig) that shares through MPS with these limits. */
+  public static Map<String, Object> mps(String kind, int threadPercentage, String pinnedMemory) {
+    return Map.of(
+        "apiVersion",
+        "gpu.tessera.dev/v1alpha1",
+        "kind",
+        kind,
+        "sharing",
+        Map.of(
+            "strategy",
+            "MPS",
+            "mpsConfig",
+            Map.of(
+                "defaultActiveThreadPercentage",
+                threadPercentage,
+                "defaultPinnedDeviceMemoryLimit",
+                pinnedMemory)));
+  }
+
   public static ResourceClaim claim(
       String uid,
       String name,

@@ -21,10 +21,23 @@ public final class CdiSpecBuilder {
     this.commonEdits = commonEdits;
   }
 
-  /** One device of the claim and the device nodes it brings into the container. */
-  public record DeviceEdits(String deviceName, List<CdiSpec.DeviceNode> deviceNodes) {
+  /**
+   * One device of the claim and what it brings into the container: its device nodes, and for a
+   * shared device the env and mounts of its sharing (an MPS daemon's pipe directory and limits).
+   */
+  public record DeviceEdits(
+      String deviceName,
+      List<CdiSpec.DeviceNode> deviceNodes,
+      List<String> env,
+      List<CdiSpec.Mount> mounts) {
     public DeviceEdits {
       deviceNodes = List.copyOf(deviceNodes);
+      env = List.copyOf(env);
+      mounts = List.copyOf(mounts);
+    }
+
+    public DeviceEdits(String deviceName, List<CdiSpec.DeviceNode> deviceNodes) {
+      this(deviceName, deviceNodes, List.of(), List.of());
     }
   }
 
@@ -35,7 +48,7 @@ public final class CdiSpecBuilder {
                 d ->
                     new CdiSpec.Device(
                         cdiName(claimUid, d.deviceName()),
-                        new CdiSpec.ContainerEdits(List.of(), d.deviceNodes(), List.of())))
+                        new CdiSpec.ContainerEdits(d.env(), d.deviceNodes(), d.mounts())))
             .toList();
     CdiSpec draft = new CdiSpec(null, kind, cdiDevices, commonEdits);
     return new CdiSpec(CdiVersions.minimum(draft), kind, cdiDevices, commonEdits);

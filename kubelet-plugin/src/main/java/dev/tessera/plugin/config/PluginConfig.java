@@ -15,7 +15,8 @@ import java.util.List;
  * @param nodeName the node this plugin runs on (from the downward API); its pool's name
  * @param registryDir the kubelet's plugin registry, watched for registration sockets
  * @param pluginsDir the kubelet's plugins dir; the DRA socket lives in {@code <dir>/<driver>/}
- * @param dataDir where the checkpoint lives; defaults to {@code <pluginsDir>/<driver>}
+ * @param dataDir where the checkpoint and the MPS daemons' directories live; defaults to {@code
+ *     <pluginsDir>/<driver>}
  * @param cdiDir where CDI specs are written for the container runtime
  * @param driverRoot where the NVIDIA driver's files are (/ on a host install)
  * @param bootIdFile the kernel's boot ID, to tell a reboot from a restart
@@ -27,6 +28,8 @@ import java.util.List;
  * @param healthRecovery how long a device problem must stay unseen (with the GPU answering NVML)
  *     before the device counts as healthy again
  * @param healthIgnoredXids XIDs to publish as informational only, besides the application XIDs
+ * @param toolTimeout how long a driver tool ({@code nvidia-smi}, {@code nvidia-cuda-mps-control})
+ *     may take before the prepare that runs it fails
  */
 @ConfigurationProperties("tessera")
 public record PluginConfig(
@@ -43,7 +46,8 @@ public record PluginConfig(
     @Bindable(defaultValue = "kube-node-lease") String leaseNamespace,
     @Bindable(defaultValue = "40s") Duration leaseDuration,
     @Bindable(defaultValue = "5m") Duration healthRecovery,
-    @Nullable List<Integer> healthIgnoredXids) {
+    @Nullable List<Integer> healthIgnoredXids,
+    @Bindable(defaultValue = "30s") Duration toolTimeout) {
 
   public PluginConfig {
     healthIgnoredXids = healthIgnoredXids == null ? List.of() : List.copyOf(healthIgnoredXids);
@@ -65,8 +69,16 @@ public record PluginConfig(
     return Path.of(registryDir, driverName + "-reg.sock");
   }
 
+  public Path dataDirectory() {
+    return dataDir == null || dataDir.isBlank() ? pluginDir() : Path.of(dataDir);
+  }
+
   public Path checkpointFile() {
-    Path dir = dataDir == null || dataDir.isBlank() ? pluginDir() : Path.of(dataDir);
-    return dir.resolve("checkpoint.json");
+    return dataDirectory().resolve("checkpoint.json");
+  }
+
+  /** Where each MPS control daemon gets its pipe, log and shared-memory directories. */
+  public Path mpsDir() {
+    return dataDirectory().resolve("mps");
   }
 }

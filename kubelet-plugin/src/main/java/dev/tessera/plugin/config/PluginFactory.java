@@ -23,6 +23,13 @@ import dev.tessera.plugin.prepare.ClaimPlanner;
 import dev.tessera.plugin.prepare.ConfigResolver;
 import dev.tessera.plugin.prepare.DeviceEditsResolver;
 import dev.tessera.plugin.prepare.DeviceState;
+import dev.tessera.plugin.sharing.DriverTools;
+import dev.tessera.plugin.sharing.MpsDaemons;
+import dev.tessera.plugin.sharing.MpsPaths;
+import dev.tessera.plugin.sharing.NvidiaSmi;
+import dev.tessera.plugin.sharing.OsProcessRunner;
+import dev.tessera.plugin.sharing.SharingEffects;
+import dev.tessera.plugin.sharing.SharingPlanner;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -116,6 +123,14 @@ public class PluginFactory {
   }
 
   @Singleton
+  SharingEffects sharingEffects(PluginConfig config) {
+    var tools =
+        new DriverTools(Path.of(config.driverRoot()), new OsProcessRunner(config.toolTimeout()));
+    return new SharingEffects(
+        new NvidiaSmi(tools), new MpsDaemons(new MpsPaths(config.mpsDir()), tools));
+  }
+
+  @Singleton
   DeviceState deviceState(
       PluginConfig config,
       BeanProvider<KubernetesClient> client,
@@ -123,6 +138,7 @@ public class PluginFactory {
       Supplier<NodeInventory> inventory,
       CdiSpecBuilder cdiBuilder,
       NodePaths paths,
+      SharingEffects sharing,
       JsonMapper json) {
     var resolver =
         new ConfigResolver(
@@ -140,9 +156,11 @@ public class PluginFactory {
         new ClaimPlanner(config.driverName(), config.nodeName(), resolver),
         inventory,
         cdiBuilder,
-        new DeviceEditsResolver(paths),
+        new DeviceEditsResolver(paths, sharing.mpsPaths()),
         new CdiSpecWriter(Path.of(config.cdiDir()), config.driverName(), json),
         new CheckpointStore(config.checkpointFile(), json),
+        new SharingPlanner(),
+        sharing,
         BootId.read(Path.of(config.bootIdFile())));
   }
 

@@ -126,7 +126,10 @@ public final class ClaimPlanner {
                   + gpu.uuid()
                   + ") is in MIG mode and cannot be used whole");
         }
-        DeviceConfig config = configs.forDevice(scoped, result.getRequest(), false);
+        DeviceConfig config =
+            ConsumedShare.apply(
+                configs.forDevice(scoped, result.getRequest(), false),
+                result.getConsumedCapacity());
         yield new PlannedDevice(
             result.getRequest(), result.getPool(), name, gpu, null, config, result.getShareID());
       }

@@ -1,8 +1,10 @@
 package dev.tessera.plugin.prepare;
 
+import dev.tessera.api.config.Sharing;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder.DeviceEdits;
 import dev.tessera.plugin.cdi.NodePaths;
+import dev.tessera.plugin.sharing.MpsPaths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,13 +13,20 @@ import java.util.Map;
 /**
  * The device nodes each planned device brings into a container: the GPU's {@code /dev/nvidia<N>},
  * and for a MIG device also the capability nodes of its GPU and compute instance, without which
- * CUDA cannot open the instance.
+ * CUDA cannot open the instance. A device shared through MPS also brings its daemon's pipe
+ * directory, a shared-memory directory at {@code /dev/shm}, and the claim's limits as the env the
+ * MPS client reads.
  */
 public final class DeviceEditsResolver {
-  private final NodePaths paths;
+  private static final List<String> RW_MOUNT = List.of("rw", "nosuid", "nodev", "rbind");
+  private static final long MIB = 1L << 20;
 
-  public DeviceEditsResolver(NodePaths paths) {
+  private final NodePaths paths;
+  private final MpsPaths mps;
+
+  public DeviceEditsResolver(NodePaths paths, MpsPaths mps) {
     this.paths = paths;
+    this.mps = mps;
   }
 
   public List<DeviceEdits> resolve(List<PlannedDevice> plan) throws PrepareException {
@@ -48,7 +57,34 @@ public final class DeviceEditsResolver {
       nodes.add(paths.deviceNode(giCap));
       nodes.add(paths.deviceNode(ciCap));
     }
+    if (device.config().sharing() instanceof Sharing.Mps limits) {
+      return mpsEdits(device, nodes, limits);
+    }
     return new DeviceEdits(device.name().value(), nodes);
+  }
+
+  /**
+   * The limits go to the MPS client as env: it applies them to every process of the container. The
+   * memory limit names device ordinal 0, the first (and, with MPS, only) GPU the container sees of
+   * this device.
+   */
+  private DeviceEdits mpsEdits(
+      PlannedDevice device, List<CdiSpec.DeviceNode> nodes, Sharing.Mps limits) {
+    var env = new ArrayList<String>();
+    env.add("CUDA_MPS_PIPE_DIRECTORY=" + MpsPaths.CONTAINER_PIPE_DIR);
+    limits
+        .defaultActiveThreadPercentage()
+        .ifPresent(p -> env.add("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + p));
+    limits
+        .defaultPinnedDeviceMemoryLimitBytes()
+        // MPS takes whole megabytes; rounding down never grants more than the claim has.
+        .ifPresent(b -> env.add("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=" + b / MIB + "M"));
+    var mounts =
+        List.of(
+            new CdiSpec.Mount(
+                mps.pipeDir(device.uuid()).toString(), MpsPaths.CONTAINER_PIPE_DIR, RW_MOUNT),
+            new CdiSpec.Mount(mps.shmDir(device.uuid()).toString(), "/dev/shm", RW_MOUNT));
+    return new DeviceEdits(device.name().value(), nodes, env, mounts);
   }
 
   private static PrepareException missingCapability(PlannedDevice device, String what) {

@@ -7,6 +7,9 @@ import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.checkpoint.ClaimEntry;
 import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.sharing.SharingAction;
+import dev.tessera.plugin.sharing.SharingEffects;
+import dev.tessera.plugin.sharing.SharingPlanner;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -35,6 +38,8 @@ public final class DeviceState {
   private final DeviceEditsResolver deviceEdits;
   private final CdiSpecWriter cdiWriter;
   private final CheckpointStore store;
+  private final SharingPlanner sharingPlanner;
+  private final SharingEffects sharing;
   private Checkpoint checkpoint;
 
   public DeviceState(
@@ -45,6 +50,8 @@ public final class DeviceState {
       DeviceEditsResolver deviceEdits,
       CdiSpecWriter cdiWriter,
       CheckpointStore store,
+      SharingPlanner sharingPlanner,
+      SharingEffects sharing,
       String bootId) {
     this.claims = claims;
     this.planner = planner;
@@ -53,6 +60,8 @@ public final class DeviceState {
     this.deviceEdits = deviceEdits;
     this.cdiWriter = cdiWriter;
     this.store = store;
+    this.sharingPlanner = sharingPlanner;
+    this.sharing = sharing;
     this.checkpoint = store.load(bootId);
   }
 
@@ -60,7 +69,8 @@ public final class DeviceState {
    * Run once at start-up, before the kubelet can call: persists the checkpoint as this boot sees it
    * (after a reboot every claim is demoted to started), and removes CDI specs of ours that no
    * checkpointed claim accounts for (left by an operator or an older installation); a claim in the
-   * checkpoint keeps its spec until it is prepared again or unprepared.
+   * checkpoint keeps its spec until it is prepared again or unprepared. MPS daemons the
+   * checkpointed claims use are found again (or started, after a reboot); others are stopped.
    */
   public void recover() throws IOException {
     lock.lock();
@@ -72,6 +82,11 @@ public final class DeviceState {
         }
       }
       store.save(checkpoint);
+      try {
+        sharing.reconcile(sharingPlanner.daemonsInUse(checkpoint));
+      } catch (PrepareException e) {
+        throw new IOException(e.getMessage(), e);
+      }
     } finally {
       lock.unlock();
     }
@@ -96,9 +111,13 @@ public final class DeviceState {
               .orElseThrow(
                   () -> new PrepareException("claim " + ref + " not found in the API server"));
       List<PlannedDevice> plan = planner.plan(ref, claim, inventory.get(), checkpoint);
+      // Decided before anything is written: a claim whose sharing cannot be honoured changes
+      // nothing.
+      List<SharingAction> setUp = sharingPlanner.prepare(ref, plan, checkpoint);
       List<PreparedDevice> prepared = prepared(ref, plan);
       save(checkpoint.with(ref.uid(), entry(ref, ClaimState.PrepareStarted, prepared)));
       try {
+        sharing.apply(setUp);
         var edits = deviceEdits.resolve(plan);
         cdiWriter.write(ref.uid(), cdiBuilder.build(ref.uid(), edits));
         save(checkpoint.with(ref.uid(), entry(ref, ClaimState.PrepareCompleted, prepared)));
@@ -144,7 +163,12 @@ public final class DeviceState {
     }
   }
 
+  /**
+   * Undoes the claim's sharing set-up where no other claim needs it, then its spec and entry. The
+   * entry goes last: if undoing fails, it is still there to be undone by the next attempt.
+   */
   private void rollBack(ClaimRef ref) throws PrepareException {
+    sharing.apply(sharingPlanner.release(ref.uid(), checkpoint));
     deleteSpec(ref);
     save(checkpoint.without(ref.uid()));
   }
@@ -188,7 +212,8 @@ public final class DeviceState {
               List.of(cdiBuilder.deviceId(ref.uid(), name)),
               device.uuid(),
               device.config().sharing().strategy(),
-              device.shareId()));
+              device.shareId(),
+              SharingSettings.of(device.config().sharing())));
     }
     return List.copyOf(byName.values());
   }

@@ -10,6 +10,8 @@ import java.util.List;
  * @param uuid the GPU or MIG device UUID
  * @param sharing the sharing strategy the device was prepared with
  * @param shareId set when allocated from a device that allows multiple allocations
+ * @param settings the sharing settings ({@link SharingSettings#NONE} in checkpoints written before
+ *     they were kept)
  */
 public record PreparedDevice(
     List<String> requestNames,
@@ -18,9 +20,23 @@ public record PreparedDevice(
     List<String> cdiDeviceIds,
     String uuid,
     String sharing,
-    String shareId) {
+    String shareId,
+    SharingSettings settings) {
   public PreparedDevice {
     requestNames = List.copyOf(requestNames);
     cdiDeviceIds = List.copyOf(cdiDeviceIds);
+    settings = settings == null ? SharingSettings.NONE : settings;
+  }
+
+  /** A device without sharing settings (exclusive, or shared without limits). */
+  public PreparedDevice(
+      List<String> requestNames,
+      String pool,
+      String device,
+      List<String> cdiDeviceIds,
+      String uuid,
+      String sharing,
+      String shareId) {
+    this(requestNames, pool, device, cdiDeviceIds, uuid, sharing, shareId, SharingSettings.NONE);
   }
 }

@@ -3,8 +3,11 @@ package dev.tessera.plugin.prepare;
 import static dev.tessera.plugin.Fixtures.DRIVER;
 import static dev.tessera.plugin.Fixtures.NODE;
 import static dev.tessera.plugin.Fixtures.claim;
+import static dev.tessera.plugin.Fixtures.config;
 import static dev.tessera.plugin.Fixtures.inventory;
+import static dev.tessera.plugin.Fixtures.mps;
 import static dev.tessera.plugin.Fixtures.result;
+import static dev.tessera.plugin.Fixtures.timeSlicing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,9 +20,17 @@ import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.checkpoint.ClaimEntry;
 import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.sharing.DriverTools;
+import dev.tessera.plugin.sharing.MpsDaemons;
+import dev.tessera.plugin.sharing.MpsPaths;
+import dev.tessera.plugin.sharing.NvidiaSmi;
+import dev.tessera.plugin.sharing.RecordingRunner;
+import dev.tessera.plugin.sharing.SharingEffects;
+import dev.tessera.plugin.sharing.SharingPlanner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +43,7 @@ class DeviceStateTest {
   private final JsonMapper json = JsonMapper.builder().build();
   private final FakeClaimSource claims = new FakeClaimSource();
   private final ClaimRef ref = new ClaimRef("default", "c1", "uid-1");
+  private final RecordingRunner runner = new RecordingRunner();
   private CdiSpecWriter cdi;
   private CheckpointStore store;
 
@@ -50,7 +62,12 @@ class DeviceStateTest {
     store = new CheckpointStore(root.resolve("data/checkpoint.json"), json);
   }
 
+  private MpsPaths mpsPaths() {
+    return new MpsPaths(root.resolve("data/mps"));
+  }
+
   private DeviceState state(String bootId) {
+    var tools = new DriverTools(root, runner);
     var paths = NodePaths.forDriverRoot(root);
     var common =
         new CdiSpec.ContainerEdits(
@@ -65,9 +82,11 @@ class DeviceStateTest {
             new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity())),
         () -> inventory(2),
         new CdiSpecBuilder(DRIVER, common),
-        new DeviceEditsResolver(paths),
+        new DeviceEditsResolver(paths, mpsPaths()),
         cdi,
         store,
+        new SharingPlanner(),
+        new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mpsPaths(), tools)),
         bootId);
   }
 
@@ -210,5 +229,117 @@ class DeviceStateTest {
     state.recover();
 
     assertThat(cdi.claimUidsWithSpecs()).containsExactly("uid-1");
+  }
+
+  private final ClaimRef ref2 = new ClaimRef("default", "c2", "uid-2");
+
+  private void putShared(String uid, String name, String device, Map<String, Object> params) {
+    claims.put(
+        claim(
+            uid,
+            name,
+            List.of(result("gpu", device)),
+            List.of(config("FromClaim", List.of("gpu"), params))));
+  }
+
+  @Test
+  void timeSliceIsSetByTheFirstClaimAndRestoredAfterTheLast() throws Exception {
+    putShared("uid-1", "c1", "gpu-0", timeSlicing("Long"));
+    putShared("uid-2", "c2", "gpu-0", timeSlicing("Long"));
+    var state = state("b1");
+
+    state.prepare(ref);
+    state.prepare(ref2);
+    state.unprepare(ref);
+    assertThat(runner.of("nvidia-smi"))
+        .containsExactly(
+            "-i GPU-00000000 -c DEFAULT", "compute-policy -i GPU-00000000 --set-timeslice 3");
+    state.unprepare(ref2);
+
+    assertThat(runner.of("nvidia-smi"))
+        .endsWith("-i GPU-00000000 -c DEFAULT", "compute-policy -i GPU-00000000 --set-timeslice 0");
+  }
+
+  @Test
+  void aConflictingIntervalChangesNothing() throws Exception {
+    putShared("uid-1", "c1", "gpu-0", timeSlicing("Short"));
+    putShared("uid-2", "c2", "gpu-0", timeSlicing("Long"));
+    var state = state("b1");
+    state.prepare(ref);
+    int calls = runner.calls.size();
+
+    assertThatThrownBy(() -> state.prepare(ref2))
+        .isInstanceOf(PrepareException.class)
+        .hasMessageContaining("interval Long")
+        .hasMessageContaining("interval Short");
+    assertThat(runner.calls).hasSize(calls);
+    assertThat(cdi.specFile("uid-2")).doesNotExist();
+    assertThat(store.load("b1").claims()).containsOnlyKeys("uid-1");
+  }
+
+  @Test
+  void mpsStartsOneDaemonPerDeviceAndGivesContainersItsPipeAndLimits() throws Exception {
+    putShared("uid-1", "c1", "gpu-0", mps("GpuConfig", 30, "20Gi"));
+    putShared("uid-2", "c2", "gpu-0", mps("GpuConfig", 50, "1536Mi"));
+    var state = state("b1");
+
+    state.prepare(ref);
+    state.prepare(ref2);
+
+    assertThat(runner.of("nvidia-cuda-mps-control")).containsExactly("-d");
+    assertThat(runner.of("nvidia-smi")).containsExactly("-i GPU-00000000 -c EXCLUSIVE_PROCESS");
+    JsonNode edits =
+        json.readTree(Files.readString(cdi.specFile("uid-2")))
+            .get("devices")
+            .get(0)
+            .get("containerEdits");
+    assertThat(edits.get("env").toString())
+        .isEqualTo(
+            "[\"CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps\",\"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50\","
+                + "\"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=1536M\"]");
+    assertThat(edits.get("mounts").get(0).get("hostPath").asString())
+        .isEqualTo(mpsPaths().pipeDir("GPU-00000000").toString());
+    assertThat(edits.get("mounts").get(0).get("containerPath").asString())
+        .isEqualTo("/tmp/nvidia-mps");
+    assertThat(edits.get("mounts").get(1).get("containerPath").asString()).isEqualTo("/dev/shm");
+
+    state.unprepare(ref);
+    assertThat(runner.of("nvidia-cuda-mps-control")).containsExactly("-d");
+    state.unprepare(ref2);
+    assertThat(runner.of("nvidia-cuda-mps-control")).containsExactly("-d", "| quit");
+    assertThat(runner.of("nvidia-smi")).endsWith("-i GPU-00000000 -c DEFAULT");
+    assertThat(mpsPaths().deviceDir("GPU-00000000")).doesNotExist();
+  }
+
+  @Test
+  void aDaemonThatCannotStartRollsTheClaimBack() throws Exception {
+    putShared("uid-1", "c1", "gpu-0", mps("GpuConfig", 30, "20Gi"));
+    runner.failOn("-d");
+    var state = state("b1");
+
+    assertThatThrownBy(() -> state.prepare(ref))
+        .hasMessageContaining("device gpu-0: cannot start MPS control daemon");
+
+    assertThat(cdi.specFile("uid-1")).doesNotExist();
+    assertThat(store.load("b1").claims()).isEmpty();
+    assertThat(runner.of("nvidia-smi")).endsWith("-i GPU-00000000 -c DEFAULT");
+  }
+
+  @Test
+  void aRestartFindsTheDaemonAgainAndStopsOnesNoClaimUses() throws Exception {
+    putShared("uid-1", "c1", "gpu-0", mps("GpuConfig", 30, "20Gi"));
+    state("b1").prepare(ref);
+    Files.createDirectories(mpsPaths().pipeDir("GPU-leftover"));
+    Files.writeString(
+        mpsPaths().pidFile("GPU-leftover"), Long.toString(ProcessHandle.current().pid()));
+
+    state("b1").recover();
+
+    assertThat(runner.of("nvidia-cuda-mps-control")).containsExactly("-d", "| quit");
+    assertThat(runner.calls)
+        .filteredOn(c -> c.contains("quit"))
+        .hasSize(1); // the leftover, not ours
+    assertThat(mpsPaths().deviceDir("GPU-leftover")).doesNotExist();
+    assertThat(mpsPaths().pidFile("GPU-00000000")).exists();
   }
 }

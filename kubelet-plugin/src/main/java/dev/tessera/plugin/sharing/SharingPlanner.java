@@ -1,0 +1,219 @@
+package dev.tessera.plugin.sharing;
+
+import dev.tessera.api.DeviceName;
+import dev.tessera.api.config.Sharing;
+import dev.tessera.api.config.Sharing.TimeSliceInterval;
+import dev.tessera.plugin.checkpoint.Checkpoint;
+import dev.tessera.plugin.checkpoint.ClaimEntry;
+import dev.tessera.plugin.prepare.ClaimRef;
+import dev.tessera.plugin.prepare.PlannedDevice;
+import dev.tessera.plugin.prepare.PrepareException;
+import dev.tessera.plugin.prepare.PreparedDevice;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decides the sharing set-up of a claim's devices from what the checkpoint says other claims hold
+ * (pure: no I/O). A GPU has one time-slice, so claims that time-slice it must agree on the
+ * interval; an MPS device has one daemon, started for the first claim and stopped after the last;
+ * MPS limits of the claims on a device must fit the device. A claim that cannot be honoured gets a
+ * {@link PrepareException} before anything is changed.
+ */
+public final class SharingPlanner {
+  private static final int ALL_THREADS = 100;
+
+  /** The actions that set up the claim's devices, or why the claim cannot have them. */
+  public List<SharingAction> prepare(ClaimRef ref, List<PlannedDevice> plan, Checkpoint checkpoint)
+      throws PrepareException {
+    var actions = new ArrayList<SharingAction>();
+    for (PlannedDevice device : distinct(plan)) {
+      List<Holder> others = holders(checkpoint, ref.uid(), device.uuid());
+      switch (device.config().sharing()) {
+        case Sharing.Exclusive e -> {}
+        case Sharing.TimeSlicing t -> {
+          refuseOtherStrategies(ref, device, others, "TimeSlicing");
+          for (Holder other : others) {
+            String theirs = other.device().settings().timeSliceInterval();
+            if (!t.interval().name().equals(theirs)) {
+              throw new PrepareException(
+                  "claim %s asks for time-slice interval %s on GPU %s (%s), but claim %s holds it with interval %s; a GPU has one time-slice"
+                      .formatted(
+                          ref, t.interval(), device.name().value(), device.uuid(), other, theirs));
+            }
+          }
+          if (others.isEmpty()) {
+            actions.add(
+                new SharingAction.SetTimeSlice(device.uuid(), device.name().value(), t.interval()));
+          }
+        }
+        case Sharing.Mps m -> {
+          refuseOtherStrategies(ref, device, others, "MPS");
+          checkLimits(ref, device, m, others);
+          actions.add(
+              new SharingAction.EnsureMps(
+                  device.uuid(), device.name().value(), device.migDevice() == null));
+        }
+      }
+    }
+    return List.copyOf(actions);
+  }
+
+  /**
+   * The actions that undo the claim's sharing set-up where no other claim needs it any more: the
+   * time-slice goes back to the driver's default after the last time-sliced claim of a GPU, the
+   * daemon stops after the last MPS claim of a device. Empty for a claim the checkpoint does not
+   * hold.
+   */
+  public List<SharingAction> release(String claimUid, Checkpoint checkpoint) {
+    ClaimEntry entry = checkpoint.claims().get(claimUid);
+    if (entry == null) {
+      return List.of();
+    }
+    var actions = new ArrayList<SharingAction>();
+    Map<String, PreparedDevice> byUuid = new LinkedHashMap<>();
+    entry.devices().forEach(d -> byUuid.putIfAbsent(d.uuid(), d));
+    for (PreparedDevice device : byUuid.values()) {
+      if (!holders(checkpoint, claimUid, device.uuid()).isEmpty()) {
+        continue;
+      }
+      switch (device.sharing()) {
+        case "TimeSlicing" ->
+            actions.add(
+                new SharingAction.SetTimeSlice(
+                    device.uuid(), device.device(), TimeSliceInterval.Default));
+        case "MPS" ->
+            actions.add(
+                new SharingAction.StopMps(device.uuid(), device.device(), wholeGpu(device)));
+        default -> {}
+      }
+    }
+    return List.copyOf(actions);
+  }
+
+  /**
+   * The MPS daemons the checkpoint's claims need, one per device: at start-up the running ones are
+   * kept (not started twice), missing ones started, and any other stopped so none is leaked.
+   */
+  public List<SharingAction.EnsureMps> daemonsInUse(Checkpoint checkpoint) {
+    Map<String, SharingAction.EnsureMps> byUuid = new LinkedHashMap<>();
+    for (ClaimEntry entry : checkpoint.claims().values()) {
+      for (PreparedDevice device : entry.devices()) {
+        if ("MPS".equals(device.sharing())) {
+          byUuid.putIfAbsent(
+              device.uuid(),
+              new SharingAction.EnsureMps(device.uuid(), device.device(), wholeGpu(device)));
+        }
+      }
+    }
+    return List.copyOf(byUuid.values());
+  }
+
+  private static void refuseOtherStrategies(
+      ClaimRef ref, PlannedDevice device, List<Holder> others, String strategy)
+      throws PrepareException {
+    for (Holder other : others) {
+      if (!strategy.equals(other.device().sharing())) {
+        throw new PrepareException(
+            "claim %s asks for %s on %s (%s), but claim %s holds it with %s"
+                .formatted(
+                    ref,
+                    strategy,
+                    device.name().value(),
+                    device.uuid(),
+                    other,
+                    other.device().sharing()));
+      }
+    }
+  }
+
+  /** The MPS limits of all claims on the device must add up to no more than the device has. */
+  private static void checkLimits(
+      ClaimRef ref, PlannedDevice device, Sharing.Mps mps, List<Holder> others)
+      throws PrepareException {
+    if (mps.defaultPinnedDeviceMemoryLimitBytes().isPresent()) {
+      long mine = mps.defaultPinnedDeviceMemoryLimitBytes().getAsLong();
+      long total = mine;
+      var parts = new StringBuilder("this claim " + Quantities.bytes(mine));
+      for (Holder other : others) {
+        Long theirs = other.device().settings().pinnedMemoryBytes();
+        if (theirs != null) {
+          total += theirs;
+          parts.append(", claim ").append(other).append(' ').append(Quantities.bytes(theirs));
+        }
+      }
+      long capacity = memoryBytes(device);
+      if (total > capacity) {
+        throw new PrepareException(
+            "claim %s: MPS pinned device memory limits on %s would add up to %s (%s), more than its %s"
+                .formatted(
+                    ref,
+                    device.name().value(),
+                    Quantities.bytes(total),
+                    parts,
+                    Quantities.bytes(capacity)));
+      }
+    }
+    if (mps.defaultActiveThreadPercentage().isPresent()) {
+      int mine = mps.defaultActiveThreadPercentage().getAsInt();
+      int total = mine;
+      var parts = new StringBuilder("this claim " + mine + "%");
+      for (Holder other : others) {
+        Integer theirs = other.device().settings().activeThreadPercentage();
+        if (theirs != null) {
+          total += theirs;
+          parts.append(", claim ").append(other).append(' ').append(theirs).append('%');
+        }
+      }
+      if (total > ALL_THREADS) {
+        throw new PrepareException(
+            "claim %s: MPS active thread percentages on %s would add up to %d%% (%s), more than 100%%"
+                .formatted(ref, device.name().value(), total, parts));
+      }
+    }
+  }
+
+  private static long memoryBytes(PlannedDevice device) {
+    return device.migDevice() == null
+        ? device.gpu().memoryBytes()
+        : device.migDevice().memoryBytes();
+  }
+
+  private static boolean wholeGpu(PreparedDevice device) {
+    return DeviceName.parse(device.device()) instanceof DeviceName.Gpu;
+  }
+
+  /** A claim's device may be listed once per request it serves; its set-up is one. */
+  private static List<PlannedDevice> distinct(List<PlannedDevice> plan) {
+    Map<String, PlannedDevice> byUuid = new LinkedHashMap<>();
+    plan.forEach(d -> byUuid.putIfAbsent(d.uuid(), d));
+    return List.copyOf(byUuid.values());
+  }
+
+  /** The devices with this UUID that claims other than {@code claimUid} hold. */
+  private static List<Holder> holders(Checkpoint checkpoint, String claimUid, String uuid) {
+    var holders = new ArrayList<Holder>();
+    checkpoint
+        .claims()
+        .forEach(
+            (uid, entry) -> {
+              if (uid.equals(claimUid)) {
+                return;
+              }
+              entry.devices().stream()
+                  .filter(d -> d.uuid().equals(uuid))
+                  .findFirst()
+                  .ifPresent(d -> holders.add(new Holder(uid, entry, d)));
+            });
+    return holders;
+  }
+
+  /** Another claim's hold on a device; prints as the claim, for error messages. */
+  private record Holder(String uid, ClaimEntry entry, PreparedDevice device) {
+    @Override
+    public String toString() {
+      return entry.namespace() + "/" + entry.name() + " (" + uid + ")";
+    }
+  }
+}
