@@ -19,10 +19,15 @@ final class ControllerProcess implements AutoCloseable {
   }
 
   static ControllerProcess start(Path jar, Path dir, Map<String, String> env) throws IOException {
+    return start(jar, dir, env, List.of("-XX:+UseSerialGC", "-Xmx128m", "-XX:TieredStopAtLevel=1"));
+  }
+
+  static ControllerProcess start(
+      Path jar, Path dir, Map<String, String> env, List<String> jvmOptions) throws IOException {
     var command = new ArrayList<String>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(
-        List.of("-XX:+UseSerialGC", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString()));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-jar", jar.toString()));
     Path log = dir.resolve("controller.log");
     Files.createDirectories(dir);
     var builder = new ProcessBuilder(command).redirectErrorStream(true);
@@ -33,6 +38,29 @@ final class ControllerProcess implements AutoCloseable {
 
   Path log() {
     return log;
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
+  /** The process's resident set now ({@code VmRSS}), in KiB. */
+  long rssKib() throws IOException {
+    return statusField("VmRSS:");
+  }
+
+  /** The process's peak resident set ({@code VmHWM}), in KiB. */
+  long peakRssKib() throws IOException {
+    return statusField("VmHWM:");
+  }
+
+  private long statusField(String field) throws IOException {
+    return Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status")).stream()
+        .filter(l -> l.startsWith(field))
+        .map(l -> l.substring(field.length()).trim().split("\\s+")[0])
+        .mapToLong(Long::parseLong)
+        .findFirst()
+        .orElseThrow();
   }
 
   @Override

@@ -148,6 +148,13 @@ final class TesseraOnNode implements AutoCloseable {
         .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
   }
 
+  /** What a stand-in tool of the simulated driver root was asked to do (one line per call). */
+  String driverToolLog(String tool) throws IOException {
+    Path log =
+        Path.of(pluginEnv.get("TESSERA_DRIVER_ROOT")).resolve("var/log/mock-nvml/" + tool + ".log");
+    return Files.exists(log) ? Files.readString(log) : "";
+  }
+
   /** Makes the simulated NVML report an event, e.g. {@code 0 xid 48} (see hack/mock-nvml). */
   void injectNvmlEvent(String line) throws IOException {
     Path events = Path.of(pluginEnv.get("TESSERA_DRIVER_ROOT")).resolve("var/lib/mock-nvml/events");

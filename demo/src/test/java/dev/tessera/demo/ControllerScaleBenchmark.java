@@ -1,0 +1,284 @@
+package dev.tessera.demo;
+
+import dev.tessera.api.GpuNodeNames;
+import dev.tessera.api.inventory.Gpu;
+import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.controller.render.Offering;
+import dev.tessera.plugin.discovery.GpuDiscovery;
+import dev.tessera.plugin.it.SimulatedNode;
+import dev.tessera.plugin.k8s.GpuNodeReporter;
+import dev.tessera.plugin.nvml.JnaNvml;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The controller at fleet scale against the real API server of the local cluster: {@code nodes}
+ * Node objects, each with a GpuNode of 8 simulated H100s (own UUIDs) and a live plugin Lease, in
+ * one offering. Starts the controller (the shaded jar, production flags plus {@code -Xmx}),
+ * measures the time until every pool is published, the controller's RSS (current and peak), and the
+ * API writes during two resyncs with nothing changed. Prints a Markdown table. Run it with {@code
+ * hack/bench-controller-scale}; it removes what it created.
+ *
+ * <p>Arguments: {@code [nodes] [offering label] [max heap]} (defaults 1000, exclusive, 192m).
+ */
+public final class ControllerScaleBenchmark {
+  private static final Path REPO =
+      Path.of(System.getProperty("tessera.repo.dir", ".")).toAbsolutePath().normalize();
+  private static final String PREFIX = "scale-node-";
+
+  private ControllerScaleBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    int nodes = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+    Offering offering = Offering.fromLabel(args.length > 1 ? args[1] : "exclusive").orElseThrow();
+    String heap = args.length > 2 ? args[2] : "192m";
+    Cluster cluster = LocalBinaryCluster.fromEnvironment();
+    cluster
+        .unavailableReason()
+        .ifPresent(
+            reason -> {
+              throw new IllegalStateException("no local cluster: " + reason);
+            });
+    Path work = Files.createTempDirectory("tessera-scale");
+    NodeInventory template = inventory(work);
+    var json = JsonMapper.builder().build();
+    try (KubernetesClient client =
+            new KubernetesClientBuilder()
+                .withConfig(
+                    io.fabric8.kubernetes.client.Config.fromKubeconfig(
+                        Files.readString(cluster.adminKubeconfig())))
+                .build();
+        ExecutorService pool = Executors.newFixedThreadPool(16)) {
+      try (var in = Files.newInputStream(REPO.resolve("deploy/manifests/gpunode-crd.yaml"))) {
+        client.load(in).forceConflicts().serverSideApply();
+      }
+      Thread.sleep(2000); // the CRD's endpoints come up
+      long t0 = System.nanoTime();
+      List<Future<?>> created = new ArrayList<>();
+      for (int i = 0; i < nodes; i++) {
+        int n = i;
+        created.add(pool.submit(() -> createNode(client, json, template, offering, n)));
+      }
+      for (Future<?> f : created) {
+        f.get();
+      }
+      double seedSeconds = (System.nanoTime() - t0) / 1e9;
+
+      long start = System.nanoTime();
+      try (ControllerProcess controller =
+          ControllerProcess.start(
+              REPO.resolve("controller/target/tessera-controller.jar"),
+              work.resolve("controller"),
+              Map.of(
+                  "TESSERA_CONTROLLER_KUBECONFIG",
+                  cluster.adminKubeconfig().toString(),
+                  "TESSERA_CONTROLLER_RESYNC",
+                  "30s"),
+              List.of("-XX:+UseSerialGC", "-Xmx" + heap, "-XX:TieredStopAtLevel=1"))) {
+        int expectedPools = nodes;
+        while (publishedPools(client) < expectedPools) {
+          if (!controller.alive()) {
+            throw new IllegalStateException(
+                "the controller died; see " + controller.log() + "\n" + tail(controller.log()));
+          }
+          if (System.nanoTime() - start > Duration.ofMinutes(20).toNanos()) {
+            throw new IllegalStateException("pools not published within 20 minutes");
+          }
+          Thread.sleep(2000);
+        }
+        double convergeSeconds = (System.nanoTime() - start) / 1e9;
+        long slices = sliceCount(client);
+        long rssConverged = controller.rssKib();
+        long writesBefore = publishLines(controller.log());
+        Thread.sleep(Duration.ofSeconds(65)); // two resyncs of 30 s
+        long steadyWrites = publishLines(controller.log()) - writesBefore;
+        long rssSteady = controller.rssKib();
+        long hwm = controller.peakRssKib();
+        System.out.printf(
+            Locale.ROOT,
+            "| figure | value |%n|---|---|%n"
+                + "| nodes (GpuNodes, Leases) | %d, offering %s, 8 x H100 each |%n"
+                + "| ResourceSlices published | %d |%n"
+                + "| seeding the API server | %.1f s |%n"
+                + "| controller start to every pool published | %.1f s |%n"
+                + "| controller RSS when converged / after 2 idle resyncs / peak | %d / %d / %d MiB"
+                + " (-Xmx%s) |%n"
+                + "| slice writes during 2 resyncs with nothing changed | %d |%n",
+            nodes,
+            offering.label(),
+            slices,
+            seedSeconds,
+            convergeSeconds,
+            rssConverged / 1024,
+            rssSteady / 1024,
+            hwm / 1024,
+            heap,
+            steadyWrites);
+      }
+    } finally {
+      cleanUp(cluster);
+    }
+  }
+
+  private static NodeInventory inventory(Path work) throws Exception {
+    Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
+    try (var nvml = JnaNvml.open(root)) {
+      return new GpuDiscovery(nvml).discover();
+    }
+  }
+
+  private static void createNode(
+      KubernetesClient client, JsonMapper json, NodeInventory template, Offering offering, int n) {
+    String name = PREFIX + n;
+    Node node =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .addToLabels(Offering.NODE_LABEL, offering.label())
+                    .endMetadata()
+                    .build())
+            .create();
+    var gpuNodes = client.genericKubernetesResources(GpuNodeReporter.GPU_NODES);
+    var gpuNode =
+        new GenericKubernetesResourceBuilder()
+            .withApiVersion(GpuNodeNames.API_VERSION)
+            .withKind(GpuNodeNames.KIND)
+            .withNewMetadata()
+            .withName(name)
+            .withOwnerReferences(
+                new OwnerReferenceBuilder()
+                    .withApiVersion("v1")
+                    .withKind("Node")
+                    .withName(name)
+                    .withUid(node.getMetadata().getUid())
+                    .build())
+            .endMetadata()
+            .build();
+    gpuNode.setAdditionalProperty("spec", Map.of("nodeName", name));
+    var stored = gpuNodes.resource(gpuNode).create();
+    stored.setAdditionalProperty(
+        "status",
+        Map.of("gpuCount", 8, "inventory", json.convertValue(renamed(template, n), Map.class)));
+    gpuNodes.resource(stored).updateStatus();
+    client
+        .leases()
+        .inNamespace("kube-node-lease")
+        .resource(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName("tessera-" + name)
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity("scale-benchmark")
+                .withLeaseDurationSeconds(3600)
+                .withRenewTime(ZonedDateTime.now())
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /** The template node with GPU UUIDs of its own. */
+  private static NodeInventory renamed(NodeInventory template, int n) {
+    String prefix = String.format(Locale.ROOT, "GPU-%08x", n);
+    List<Gpu> gpus =
+        template.gpus().stream()
+            .map(
+                g ->
+                    new Gpu(
+                        g.index(),
+                        g.minor(),
+                        prefix + g.uuid().substring(prefix.length()),
+                        g.productName(),
+                        g.brand(),
+                        g.architecture(),
+                        g.cudaComputeCapability(),
+                        g.memoryBytes(),
+                        g.pciBusId(),
+                        g.numaNode(),
+                        g.migMode(),
+                        g.migDevices(),
+                        g.migProfiles()))
+            .toList();
+    return new NodeInventory(
+        template.driverVersion(), template.cudaDriverVersion(), template.nvmlVersion(), gpus);
+  }
+
+  /** Pools whose highest generation is complete. */
+  private static long publishedPools(KubernetesClient client) {
+    var byPool = new java.util.HashMap<String, List<Long>>();
+    var counts = new java.util.HashMap<String, Long>();
+    for (var slice : client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems()) {
+      var poolSpec = slice.getSpec().getPool();
+      if (!poolSpec.getName().startsWith(PREFIX)) {
+        continue;
+      }
+      byPool
+          .computeIfAbsent(poolSpec.getName(), k -> new ArrayList<>())
+          .add(poolSpec.getGeneration());
+      counts.put(poolSpec.getName(), poolSpec.getResourceSliceCount());
+    }
+    return byPool.entrySet().stream()
+        .filter(e -> e.getValue().size() == counts.get(e.getKey()))
+        .count();
+  }
+
+  private static long sliceCount(KubernetesClient client) {
+    return client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
+        .filter(s -> s.getSpec().getPool().getName().startsWith(PREFIX))
+        .count();
+  }
+
+  private static long publishLines(Path log) throws java.io.IOException {
+    return Files.readAllLines(log).stream()
+        .filter(l -> l.contains("published the node's slices"))
+        .count();
+  }
+
+  private static String tail(Path log) throws java.io.IOException {
+    var lines = Files.readAllLines(log);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+  }
+
+  /** Deletes the nodes (their GpuNodes and slices follow by owner) and the Leases. */
+  private static void cleanUp(Cluster cluster) throws Exception {
+    try (KubernetesClient client =
+        new KubernetesClientBuilder()
+            .withConfig(
+                io.fabric8.kubernetes.client.Config.fromKubeconfig(
+                    Files.readString(cluster.adminKubeconfig())))
+            .build()) {
+      client.nodes().list().getItems().stream()
+          .filter(n -> n.getMetadata().getName().startsWith(PREFIX))
+          .forEach(n -> client.nodes().withName(n.getMetadata().getName()).delete());
+      client.leases().inNamespace("kube-node-lease").list().getItems().stream()
+          .filter(l -> l.getMetadata().getName().startsWith("tessera-" + PREFIX))
+          .forEach(
+              l ->
+                  client
+                      .leases()
+                      .inNamespace("kube-node-lease")
+                      .withName(l.getMetadata().getName())
+                      .delete());
+    }
+  }
+}
