@@ -2,7 +2,6 @@ package dev.tessera.controller.publish;
 
 import dev.tessera.controller.render.DesiredSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,16 +64,16 @@ public final class PoolReconciler {
     return writes;
   }
 
-  /** Whether the existing slice already says what the desired one says (same spec, same owner). */
+  /**
+   * Whether the existing slice already says what the desired one says: same content digest (the
+   * controller holds only slices' metadata, see {@link SliceContentHash}).
+   */
   private static boolean sameSlice(ResourceSlice desired, ResourceSlice existing) {
-    if (existing == null) {
+    if (existing == null || existing.getMetadata().getAnnotations() == null) {
       return false;
     }
-    ResourceSliceSpec a = desired.getSpec();
-    ResourceSliceSpec b = existing.getSpec();
-    return Objects.equals(a, b)
-        && Objects.equals(
-            desired.getMetadata().getOwnerReferences(),
-            existing.getMetadata().getOwnerReferences());
+    return Objects.equals(
+        desired.getMetadata().getAnnotations().get(SliceContentHash.ANNOTATION),
+        existing.getMetadata().getAnnotations().get(SliceContentHash.ANNOTATION));
   }
 }

@@ -19,7 +19,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.Counter;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumption;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCounterConsumptionBuilder;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -70,8 +73,11 @@ final class MigDynamicOffering {
       }
       if (offersPlacements(gpu)) {
         for (MigProfile profile : gpu.migProfiles()) {
+          // Every placement of a profile has the same facts: build them once and share them.
+          var attributes = DeviceFacts.migAttributes(node, gpu, profile.name());
+          var capacity = DeviceFacts.migCapacity(profile);
           for (MigPlacement placement : profile.placements()) {
-            devices.add(placement(node, gpu, profile, placement));
+            devices.add(placement(gpu, profile, placement, attributes, capacity));
           }
         }
       }
@@ -151,8 +157,16 @@ final class MigDynamicOffering {
         .build();
   }
 
+  /**
+   * Built with setters, not a builder, so the placements of a profile share one attribute and one
+   * capacity map (a builder copies them; the render runs for every node on every resync).
+   */
   private static Device placement(
-      NodeInventory node, Gpu gpu, MigProfile profile, MigPlacement placement) {
+      Gpu gpu,
+      MigProfile profile,
+      MigPlacement placement,
+      Map<String, DeviceAttribute> attributes,
+      Map<String, DeviceCapacity> capacity) {
     var consumed = new LinkedHashMap<String, Long>();
     for (int slice = placement.start(); slice < placement.start() + placement.size(); slice++) {
       consumed.put(memorySliceCounter(slice), 1L);
@@ -160,16 +174,15 @@ final class MigDynamicOffering {
     consumed.put(MEMORY, profile.memoryBytes());
     consumed.putAll(engines(profile));
     consumed.values().removeIf(v -> v == 0);
-    return new DeviceBuilder()
-        .withName(new DeviceName.Mig(gpu.minor(), profile.name(), placement.start()).value())
-        .withAttributes(DeviceFacts.migAttributes(node, gpu, profile.name()))
-        .withCapacity(DeviceFacts.migCapacity(profile))
-        .withConsumesCounters(
-            new DeviceCounterConsumptionBuilder()
-                .withCounterSet(counterSetName(gpu))
-                .withCounters(counters(consumed))
-                .build())
-        .build();
+    var consumption = new DeviceCounterConsumption();
+    consumption.setCounterSet(counterSetName(gpu));
+    consumption.setCounters(counters(consumed));
+    var device = new Device();
+    device.setName(new DeviceName.Mig(gpu.minor(), profile.name(), placement.start()).value());
+    device.setAttributes(attributes);
+    device.setCapacity(capacity);
+    device.setConsumesCounters(List.of(consumption));
+    return device;
   }
 
   private static Map<String, Counter> counters(Map<String, Long> values) {

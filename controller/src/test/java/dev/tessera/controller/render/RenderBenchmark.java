@@ -32,6 +32,7 @@ public final class RenderBenchmark {
     var reconciler = new PoolReconciler(new PoolSlices("gpu.tessera.dev"));
     List<NodeInventory> fleet = new ArrayList<>();
     List<List<ResourceSlice>> published = new ArrayList<>();
+    long heapBefore = usedHeapAfterGc();
     for (int n = 0; n < nodes; n++) {
       NodeInventory node = renamed(template, n);
       fleet.add(node);
@@ -44,18 +45,23 @@ public final class RenderBenchmark {
               .filter(s -> s != null)
               .toList());
     }
+    double retainedPerPool = (double) (usedHeapAfterGc() - heapBefore) / nodes;
     var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     long tid = Thread.currentThread().threadId();
     double[] nanosPerNode = new double[rounds - 1];
+    double[] renderNanosPerNode = new double[rounds - 1];
     double[] bytesPerNode = new double[rounds - 1];
     int devices = 0;
     int slices = 0;
     for (int round = 0; round < rounds; round++) {
       long writes = 0;
+      long renderNanos = 0;
       long bytes0 = threads.getThreadAllocatedBytes(tid);
       long t0 = System.nanoTime();
       for (int n = 0; n < nodes; n++) {
+        long r0 = System.nanoTime();
         List<DesiredSlice> desired = renderer.render(fleet.get(n), Offering.MIG_DYNAMIC);
+        renderNanos += System.nanoTime() - r0;
         writes += reconciler.reconcile("node-" + n, "uid-" + n, desired, published.get(n)).size();
         if (n == 0 && round == 0) {
           slices = desired.size();
@@ -72,10 +78,12 @@ public final class RenderBenchmark {
       }
       if (round > 0) {
         nanosPerNode[round - 1] = (double) elapsed / nodes;
+        renderNanosPerNode[round - 1] = (double) renderNanos / nodes;
         bytesPerNode[round - 1] = (double) allocated / nodes;
       }
     }
     Arrays.sort(nanosPerNode);
+    Arrays.sort(renderNanosPerNode);
     Arrays.sort(bytesPerNode);
     System.out.printf(
         Locale.ROOT,
@@ -84,7 +92,9 @@ public final class RenderBenchmark {
             + "| pool per node | %d slices, %d devices |%n"
             + "| render + diff per node, median round | %.3f ms |%n"
             + "| render + diff per node, best round | %.3f ms |%n"
+            + "| of which render, median round | %.3f ms |%n"
             + "| allocated per node, median round | %.1f KiB |%n"
+            + "| heap held per published pool (fabric8 objects) | %.1f KiB |%n"
             + "| writes at steady state | 0 |%n",
         nodes,
         rounds - 1,
@@ -92,7 +102,17 @@ public final class RenderBenchmark {
         devices,
         nanosPerNode[nanosPerNode.length / 2] / 1e6,
         nanosPerNode[0] / 1e6,
-        bytesPerNode[bytesPerNode.length / 2] / 1024);
+        renderNanosPerNode[renderNanosPerNode.length / 2] / 1e6,
+        bytesPerNode[bytesPerNode.length / 2] / 1024,
+        retainedPerPool / 1024);
+  }
+
+  private static long usedHeapAfterGc() {
+    var runtime = Runtime.getRuntime();
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+    }
+    return runtime.totalMemory() - runtime.freeMemory();
   }
 
   /** The template node with GPU UUIDs of its own (rendering must not share work across nodes). */
