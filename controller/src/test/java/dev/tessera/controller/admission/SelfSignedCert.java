@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,32 +22,24 @@ import javax.net.ssl.TrustManagerFactory;
 public record SelfSignedCert(Path certFile, Path keyFile) {
 
   public static SelfSignedCert create(Path dir) throws IOException, InterruptedException {
+    return create(dir, List.of("-newkey", "rsa:2048"));
+  }
+
+  /** With other key options, e.g. {@code -newkey ec -pkeyopt ec_paramgen_curve:prime256v1}. */
+  public static SelfSignedCert create(Path dir, List<String> keyOptions)
+      throws IOException, InterruptedException {
     Files.createDirectories(dir);
     Path cert = dir.resolve("webhook.crt");
     Path key = dir.resolve("webhook.key");
     Path log = dir.resolve("openssl.log");
+    var command = new ArrayList<>(List.of("openssl", "req", "-x509", "-nodes", "-days", "2"));
+    command.addAll(keyOptions);
+    command.addAll(
+        List.of(
+            "-subj", "/CN=tessera-webhook", "-keyout", key.toString(), "-out", cert.toString()));
+    command.addAll(List.of("-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"));
     Process openssl =
-        new ProcessBuilder(
-                List.of(
-                    "openssl",
-                    "req",
-                    "-x509",
-                    "-newkey",
-                    "rsa:2048",
-                    "-nodes",
-                    "-days",
-                    "2",
-                    "-subj",
-                    "/CN=tessera-webhook",
-                    "-keyout",
-                    key.toString(),
-                    "-out",
-                    cert.toString(),
-                    "-addext",
-                    "subjectAltName=IP:127.0.0.1,DNS:localhost"))
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!openssl.waitFor(60, TimeUnit.SECONDS) || openssl.exitValue() != 0) {
       openssl.destroyForcibly();
       throw new IOException("openssl failed: " + Files.readString(log));
