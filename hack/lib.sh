@@ -18,14 +18,14 @@ tessera_pick_jdk() {
   export PATH="$JAVA_HOME/bin:$PATH"
 }
 
-# gcc and make build the NVML simulator.
+# gcc and make build the NVML simulator; openssl makes the webhook tests' certificates.
 tessera_need_build_tools() {
-  if command -v gcc >/dev/null && command -v make >/dev/null; then return; fi
+  if command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null; then return; fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make libc6-dev >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make libc6-dev openssl >/dev/null
   else
-    echo "gcc and make are needed to build the NVML simulator" >&2; return 1
+    echo "gcc, make (the NVML simulator) and openssl (the webhook tests) are needed" >&2; return 1
   fi
 }
 

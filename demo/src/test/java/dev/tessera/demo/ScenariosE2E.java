@@ -205,6 +205,30 @@ class ScenariosE2E {
     assertThat(tessera.cdiSpecs()).isEmpty();
   }
 
+  @Test
+  void aGpuAskedForAsTheExtendedResourceNvidiaComGpu() throws Exception {
+    var deviceClass =
+        tessera.apply(
+            TesseraOnNode.repoFile("deploy/manifests/deviceclass-gpu-extended-resource.yaml"));
+    try {
+      run("09-gpu-as-extended-resource");
+      assertThat(gpus(saw("extended-resource-pod", null))).hasSize(1);
+      // The scheduler made the pod's claim and says which it is.
+      Pod pod =
+          tessera.client().pods().inNamespace("default").withName("extended-resource-pod").get();
+      var status = pod.getStatus().getExtendedResourceClaimStatus();
+      assertThat(status).isNotNull();
+      assertThat(status.getRequestMappings())
+          .singleElement()
+          .satisfies(m -> assertThat(m.getResourceName()).isEqualTo("nvidia.com/gpu"));
+      assertClaimsReady(1);
+      assertThat(claims().get(0).getMetadata().getName()).isEqualTo(status.getResourceClaimName());
+    } finally {
+      tessera.deleteScenarioAndWaitForUnprepare("09-gpu-as-extended-resource");
+      deviceClass.forEach(item -> tessera.client().resource(item).delete());
+    }
+  }
+
   private static PodCondition condition(Pod pod) {
     return pod.getStatus().getConditions().stream()
         .filter(c -> "PodScheduled".equals(c.getType()))

@@ -8,6 +8,7 @@ import dev.tessera.controller.render.Offering;
 import dev.tessera.plugin.it.PluginProcess;
 import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.Config;
@@ -45,6 +46,7 @@ final class TesseraOnNode implements AutoCloseable {
   private final KubernetesClient client;
   private final Map<String, String> pluginEnv;
   private final ControllerProcess controller;
+  private final Map<String, String> controllerEnv;
   private PluginProcess plugin;
 
   private TesseraOnNode(
@@ -53,17 +55,31 @@ final class TesseraOnNode implements AutoCloseable {
       KubernetesClient client,
       Map<String, String> pluginEnv,
       PluginProcess plugin,
-      ControllerProcess controller) {
+      ControllerProcess controller,
+      Map<String, String> controllerEnv) {
     this.cluster = cluster;
     this.work = work;
     this.client = client;
     this.pluginEnv = Map.copyOf(pluginEnv);
     this.plugin = plugin;
     this.controller = controller;
+    this.controllerEnv = Map.copyOf(controllerEnv);
   }
 
   static TesseraOnNode start(
       Cluster cluster, String profile, int gpus, Offering offering, String... simulator)
+      throws Exception {
+    return start(cluster, profile, gpus, offering, Map.of(), simulator);
+  }
+
+  /** As above, with more env for the controller (its webhook's certificate, say). */
+  static TesseraOnNode start(
+      Cluster cluster,
+      String profile,
+      int gpus,
+      Offering offering,
+      Map<String, String> controllerEnv,
+      String... simulator)
       throws Exception {
     Path work = Files.createTempDirectory("tessera-e2e");
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), profile, gpus, simulator);
@@ -96,8 +112,8 @@ final class TesseraOnNode implements AutoCloseable {
               n.getMetadata().getLabels().put(Offering.NODE_LABEL, offering.label());
               return n;
             });
-    var controller = startController(cluster, work.resolve("controller-1"));
-    var node = new TesseraOnNode(cluster, work, client, env, plugin, controller);
+    var controller = startController(cluster, work.resolve("controller-1"), controllerEnv);
+    var node = new TesseraOnNode(cluster, work, client, env, plugin, controller, controllerEnv);
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
@@ -114,20 +130,21 @@ final class TesseraOnNode implements AutoCloseable {
     return node;
   }
 
-  private static ControllerProcess startController(Cluster cluster, Path dir) throws IOException {
+  private static ControllerProcess startController(
+      Cluster cluster, Path dir, Map<String, String> extraEnv) throws IOException {
+    var env = new LinkedHashMap<String, String>();
+    env.put("TESSERA_CONTROLLER_KUBECONFIG", cluster.adminKubeconfig().toString());
+    env.put("TESSERA_CONTROLLER_RESYNC", "2s");
+    env.put("TESSERA_CONTROLLER_LEASE_GRACE", "2s");
+    env.put("TESSERA_CONTROLLER_ELECTION_LEASE_DURATION", "6s");
+    env.putAll(extraEnv);
     return ControllerProcess.start(
-        REPO.resolve("controller/target/tessera-controller.jar"),
-        dir,
-        Map.of(
-            "TESSERA_CONTROLLER_KUBECONFIG", cluster.adminKubeconfig().toString(),
-            "TESSERA_CONTROLLER_RESYNC", "2s",
-            "TESSERA_CONTROLLER_LEASE_GRACE", "2s",
-            "TESSERA_CONTROLLER_ELECTION_LEASE_DURATION", "6s"));
+        REPO.resolve("controller/target/tessera-controller.jar"), dir, env);
   }
 
   /** A second controller replica beside the first (leader election decides which publishes). */
   ControllerProcess startAnotherController() throws IOException {
-    return startController(cluster, work.resolve("controller-2"));
+    return startController(cluster, work.resolve("controller-2"), controllerEnv);
   }
 
   private static PluginProcess startPlugin(Path work, Map<String, String> env) throws IOException {
@@ -300,13 +317,19 @@ final class TesseraOnNode implements AutoCloseable {
     }
   }
 
-  private Path scenario(String name) {
+  Path scenario(String name) {
     return REPO.resolve("demo/scenarios").resolve(name).resolve("scenario.yaml");
   }
 
-  private void apply(Path manifest) throws IOException {
+  /** A file of the repository, such as a manifest under deploy/. */
+  static Path repoFile(String path) {
+    return REPO.resolve(path);
+  }
+
+  /** Applies a manifest; returns what it applied. */
+  List<HasMetadata> apply(Path manifest) throws IOException {
     try (var in = Files.newInputStream(manifest)) {
-      client.load(in).forceConflicts().serverSideApply();
+      return client.load(in).forceConflicts().serverSideApply();
     }
   }
 

@@ -18,6 +18,10 @@ import java.time.Duration;
  * @param electionNamespace where the replicas' leader-election Lease ({@code tessera-controller})
  *     is
  * @param electionLeaseDuration how long a leader holds the Lease without renewing it
+ * @param webhookCertFile the admission webhook's PEM certificate (chain); the webhook is off
+ *     without it
+ * @param webhookKeyFile the webhook's PEM private key (PKCS#8)
+ * @param webhookPort the webhook's HTTPS port ({@code /validate}, {@code /healthz})
  */
 @ConfigurationProperties("tessera.controller")
 public record ControllerConfig(
@@ -28,4 +32,7 @@ public record ControllerConfig(
     @Bindable(defaultValue = "15s") Duration resync,
     @Nullable String kubeconfig,
     @Bindable(defaultValue = "kube-system") String electionNamespace,
-    @Bindable(defaultValue = "15s") Duration electionLeaseDuration) {}
+    @Bindable(defaultValue = "15s") Duration electionLeaseDuration,
+    @Nullable String webhookCertFile,
+    @Nullable String webhookKeyFile,
+    @Bindable(defaultValue = "8443") int webhookPort) {}

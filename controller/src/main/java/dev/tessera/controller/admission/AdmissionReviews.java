@@ -1,0 +1,85 @@
+package dev.tessera.controller.admission;
+
+import dev.tessera.api.config.FieldError;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The webhook's decision as a function of the request body: an {@code admission.k8s.io/v1}
+ * AdmissionReview in, the AdmissionReview with its response out, echoing {@code request.uid}. A
+ * body that is no review at all is answered 400 with the reason, never a server error.
+ */
+public final class AdmissionReviews {
+  private static final Logger LOG = LoggerFactory.getLogger(AdmissionReviews.class);
+  static final String API_VERSION = "admission.k8s.io/v1";
+  static final String KIND = "AdmissionReview";
+
+  private final ConfigAdmission admission;
+  private final JsonMapper json;
+
+  public AdmissionReviews(ConfigAdmission admission, JsonMapper json) {
+    this.admission = admission;
+    this.json = json;
+  }
+
+  public WebhookReply review(byte[] body) {
+    Object tree;
+    try {
+      tree = json.readValue(body, Object.class);
+    } catch (JacksonException e) {
+      return WebhookReply.badRequest("malformed AdmissionReview: " + e.getOriginalMessage());
+    }
+    if (!(tree instanceof Map<?, ?> review)
+        || !API_VERSION.equals(review.get("apiVersion"))
+        || !KIND.equals(review.get("kind"))) {
+      return WebhookReply.badRequest("expected an " + API_VERSION + " " + KIND);
+    }
+    if (!(review.get("request") instanceof Map<?, ?> request)
+        || !(request.get("uid") instanceof String uid)
+        || uid.isEmpty()) {
+      return WebhookReply.badRequest("the AdmissionReview has no request.uid");
+    }
+    List<FieldError> errors = errors(request);
+    var response = new LinkedHashMap<String, Object>();
+    response.put("uid", uid);
+    response.put("allowed", errors.isEmpty());
+    if (!errors.isEmpty()) {
+      String message =
+          "invalid opaque config: "
+              + errors.stream().map(FieldError::toString).collect(Collectors.joining("; "));
+      response.put("status", Map.of("code", 422, "reason", "Invalid", "message", message));
+      LOG.atInfo()
+          .addKeyValue("kind", kind(request))
+          .addKeyValue("namespace", request.get("namespace"))
+          .addKeyValue("name", request.get("name"))
+          .addKeyValue("operation", request.get("operation"))
+          .log("denied: {}", message);
+    }
+    var answer = new LinkedHashMap<String, Object>();
+    answer.put("apiVersion", API_VERSION);
+    answer.put("kind", KIND);
+    answer.put("response", response);
+    return WebhookReply.json(json.writeValueAsString(answer));
+  }
+
+  @SuppressWarnings("unchecked")
+  private List<FieldError> errors(Map<?, ?> request) {
+    // DELETE carries no object; there is nothing new to judge.
+    if (!(request.get("object") instanceof Map<?, ?> object)) {
+      return List.of();
+    }
+    return admission.errors(kind(request), (Map<String, Object>) object);
+  }
+
+  private static String kind(Map<?, ?> request) {
+    return request.get("kind") instanceof Map<?, ?> kind && kind.get("kind") instanceof String k
+        ? k
+        : "";
+  }
+}

@@ -1,0 +1,180 @@
+package dev.tessera.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.controller.admission.SelfSignedCert;
+import dev.tessera.controller.admission.WebhookServer;
+import dev.tessera.controller.render.Offering;
+import dev.tessera.plugin.it.TestFiles;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scenario 7 on the real cluster: the API server calls the controller's webhook (a host process,
+ * reached at {@code https://127.0.0.1:<port>} with the test's certificate as the caBundle, in place
+ * of the in-cluster Service of deploy/manifests/admission-webhook.yaml); bad Tessera configs are
+ * refused naming the field, a good claim is admitted and its pod runs.
+ */
+class AdmissionE2E {
+  private static final String SCENARIO = "07-invalid-config-rejected";
+  private static final String DENIED = "denied the request";
+  private static Path dir;
+  private static TesseraOnNode tessera;
+  private static ValidatingWebhookConfiguration webhook;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Cluster cluster = Clusters.require();
+    dir = Files.createTempDirectory("tessera-webhook-e2e");
+    var cert = SelfSignedCert.create(dir);
+    int port = freePort();
+    tessera =
+        TesseraOnNode.start(
+            cluster,
+            "H100-SXM5-80GB",
+            2,
+            Offering.EXCLUSIVE,
+            Map.of(
+                "TESSERA_CONTROLLER_WEBHOOK_CERT_FILE", cert.certFile().toString(),
+                "TESSERA_CONTROLLER_WEBHOOK_KEY_FILE", cert.keyFile().toString(),
+                "TESSERA_CONTROLLER_WEBHOOK_PORT", Integer.toString(port)));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                Files.readString(tessera.controller().log()).contains("admission webhook serving"));
+    webhook = register(port, cert.caBundle());
+  }
+
+  /** The shipped webhook configuration, pointed at the controller on this host. */
+  private static ValidatingWebhookConfiguration register(int port, String caBundle)
+      throws IOException {
+    List<HasMetadata> items;
+    try (var in =
+        Files.newInputStream(TesseraOnNode.repoFile("deploy/manifests/admission-webhook.yaml"))) {
+      items = tessera.client().load(in).items();
+    }
+    var config =
+        items.stream()
+            .filter(ValidatingWebhookConfiguration.class::isInstance)
+            .map(ValidatingWebhookConfiguration.class::cast)
+            .findFirst()
+            .orElseThrow();
+    config
+        .getWebhooks()
+        .forEach(
+            w ->
+                w.setClientConfig(
+                    new WebhookClientConfigBuilder()
+                        .withUrl("https://127.0.0.1:" + port + WebhookServer.VALIDATE)
+                        .withCaBundle(caBundle)
+                        .build()));
+    return tessera.client().resource(config).forceConflicts().serverSideApply();
+  }
+
+  private static int freePort() throws IOException {
+    try (var socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  @AfterEach
+  void deleteScenario() throws Exception {
+    tessera.deleteScenarioAndWaitForUnprepare(SCENARIO);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    try {
+      if (webhook != null) {
+        tessera.client().resource(webhook).delete();
+      }
+      if (tessera != null) {
+        tessera.close();
+      }
+    } finally {
+      if (dir != null) {
+        TestFiles.deleteTree(dir);
+      }
+    }
+  }
+
+  @Test
+  void badConfigsAreRefusedNamingTheFieldAndAGoodClaimRuns() throws Exception {
+    System.out.printf("%n== scenario %s%n", SCENARIO);
+    List<HasMetadata> items;
+    try (var in = Files.newInputStream(tessera.scenario(SCENARIO))) {
+      items = tessera.client().load(in).items();
+    }
+    var client = tessera.client();
+    // The API server picks up a new webhook configuration within a moment: wait until it is in
+    // force (a dry run goes through the webhooks without storing anything).
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> refusal(() -> client.resource(items.get(0)).dryRun().create()) != null);
+
+    assertRefused(
+        items.get(0),
+        "claims.gpu.tessera.dev",
+        "spec.devices.config[0].opaque.parameters.sharing.strategy: unsupported value"
+            + " \"Timeslicing\"; allowed: Exclusive, TimeSlicing, MPS");
+    assertRefused(
+        items.get(1),
+        "claimtemplates.gpu.tessera.dev",
+        "spec.spec.devices.config[0].opaque.parameters.sharing.mpsConfig: only allowed when"
+            + " strategy is MPS");
+    assertRefused(
+        items.get(2),
+        "deviceclasses.gpu.tessera.dev",
+        "spec.config[0].opaque.parameters.sharing.timeSlicingConfig: not supported for MIG"
+            + " devices");
+
+    // The good claim (with another driver's config beside ours) and its pod are admitted and run.
+    items.subList(3, items.size()).forEach(item -> client.resource(item).create());
+    List<String> gpus = TesseraOnNode.gpus(tessera.saw("admitted-pod", null));
+    assertThat(gpus).hasSize(1);
+    tessera.assertClaimsReady(1);
+  }
+
+  /** Refused by the named webhook (one per resource, see the manifest), naming the field. */
+  private static void assertRefused(HasMetadata item, String webhook, String field) {
+    assertThatThrownBy(() -> tessera.client().resource(item).create())
+        .isInstanceOf(KubernetesClientException.class)
+        .satisfies(
+            e -> {
+              System.out.printf(
+                  "--- %s %s refused: %s%n",
+                  item.getKind(), item.getMetadata().getName(), e.getMessage());
+              assertThat(e.getMessage())
+                  .contains("admission webhook \"" + webhook + "\" " + DENIED, field);
+            });
+  }
+
+  /** The message of the webhook's refusal, or null when the write went through. */
+  private static String refusal(Runnable write) {
+    try {
+      write.run();
+      return null;
+    } catch (KubernetesClientException e) {
+      if (e.getMessage() != null && e.getMessage().contains(DENIED)) {
+        return e.getMessage();
+      }
+      throw e;
+    }
+  }
+}
