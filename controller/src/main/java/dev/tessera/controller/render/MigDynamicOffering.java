@@ -1,12 +1,6 @@
 package dev.tessera.controller.render;
 
-import static dev.tessera.api.DeviceAttributeNames.COPY_ENGINES;
-import static dev.tessera.api.DeviceAttributeNames.DECODERS;
-import static dev.tessera.api.DeviceAttributeNames.ENCODERS;
-import static dev.tessera.api.DeviceAttributeNames.JPEG_ENGINES;
 import static dev.tessera.api.DeviceAttributeNames.MEMORY;
-import static dev.tessera.api.DeviceAttributeNames.MULTIPROCESSORS;
-import static dev.tessera.api.DeviceAttributeNames.OFA_ENGINES;
 
 import dev.tessera.api.DeviceName;
 import dev.tessera.api.inventory.Gpu;
@@ -129,14 +123,26 @@ final class MigDynamicOffering {
     return totals;
   }
 
+  /**
+   * Counter names must be DNS labels (the API server refuses camelCase there, unlike capacity
+   * names), so the engine counters are the capacity names in kebab case.
+   */
+  static final String MULTIPROCESSORS_COUNTER = "multiprocessors";
+
+  static final String COPY_ENGINES_COUNTER = "copy-engines";
+  static final String DECODERS_COUNTER = "decoders";
+  static final String ENCODERS_COUNTER = "encoders";
+  static final String JPEG_ENGINES_COUNTER = "jpeg-engines";
+  static final String OFA_ENGINES_COUNTER = "ofa-engines";
+
   private static Map<String, Long> engines(MigProfile profile) {
     var engines = new LinkedHashMap<String, Long>();
-    engines.put(MULTIPROCESSORS, (long) profile.multiprocessors());
-    engines.put(COPY_ENGINES, (long) profile.copyEngines());
-    engines.put(DECODERS, (long) profile.decoders());
-    engines.put(ENCODERS, (long) profile.encoders());
-    engines.put(JPEG_ENGINES, (long) profile.jpegEngines());
-    engines.put(OFA_ENGINES, (long) profile.ofaEngines());
+    engines.put(MULTIPROCESSORS_COUNTER, (long) profile.multiprocessors());
+    engines.put(COPY_ENGINES_COUNTER, (long) profile.copyEngines());
+    engines.put(DECODERS_COUNTER, (long) profile.decoders());
+    engines.put(ENCODERS_COUNTER, (long) profile.encoders());
+    engines.put(JPEG_ENGINES_COUNTER, (long) profile.jpegEngines());
+    engines.put(OFA_ENGINES_COUNTER, (long) profile.ofaEngines());
     return engines;
   }
 
