@@ -165,6 +165,11 @@ final class TesseraOnNode implements AutoCloseable {
         .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
   }
 
+  /** The simulated driver root the plugin runs on. */
+  Path driverRoot() {
+    return Path.of(pluginEnv.get("TESSERA_DRIVER_ROOT"));
+  }
+
   /** What a stand-in tool of the simulated driver root was asked to do (one line per call). */
   String driverToolLog(String tool) throws IOException {
     Path log =

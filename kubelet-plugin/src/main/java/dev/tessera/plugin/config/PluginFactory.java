@@ -18,6 +18,9 @@ import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.kubelet.ClaimBatch;
 import dev.tessera.plugin.kubelet.DraHealthService;
+import dev.tessera.plugin.mig.DynamicMig;
+import dev.tessera.plugin.mig.MigPlanner;
+import dev.tessera.plugin.mig.NvmlMigHardware;
 import dev.tessera.plugin.nvml.Nvml;
 import dev.tessera.plugin.prepare.ClaimPlanner;
 import dev.tessera.plugin.prepare.ConfigResolver;
@@ -139,6 +142,7 @@ public class PluginFactory {
       CdiSpecBuilder cdiBuilder,
       NodePaths paths,
       SharingEffects sharing,
+      Nvml nvml,
       JsonMapper json) {
     var resolver =
         new ConfigResolver(
@@ -161,6 +165,7 @@ public class PluginFactory {
         new CheckpointStore(config.checkpointFile(), json),
         new SharingPlanner(),
         sharing,
+        new DynamicMig(new MigPlanner(), new NvmlMigHardware(nvml), inventory),
         BootId.read(Path.of(config.bootIdFile())));
   }
 

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** How NVML's numbers read as the inventory's words, the way {@code nvidia-smi} prints them. */
-final class NvmlNames {
+public final class NvmlNames {
   private static final Map<Integer, String> ARCHITECTURES =
       Map.ofEntries(
           Map.entry(2, "Kepler"),
@@ -65,7 +65,7 @@ final class NvmlNames {
     return name.startsWith(MIG_PREFIX) ? name.substring(MIG_PREFIX.length()).strip() : name;
   }
 
-  static MigMode migMode(Optional<MigModeState> state) {
+  public static MigMode migMode(Optional<MigModeState> state) {
     if (state.isEmpty()) {
       return MigMode.UNSUPPORTED;
     }

@@ -9,6 +9,7 @@ import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.ClaimEntry;
+import dev.tessera.plugin.mig.MigTarget;
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
@@ -138,7 +139,11 @@ public final class ClaimPlanner {
             inventory
                 .gpuByMinor(migName.parentMinor())
                 .orElseThrow(() -> new PrepareException(missing));
-        MigDevice mig = findMig(gpu, migName).orElseThrow(() -> new PrepareException(missing));
+        if (MigTarget.resolve(gpu, migName).isEmpty()) {
+          throw new PrepareException(missing);
+        }
+        // Null when it does not exist yet (mig-dynamic): prepare creates it.
+        MigDevice mig = findMig(gpu, migName).orElse(null);
         DeviceConfig config = configs.forDevice(scoped, result.getRequest(), true);
         yield new PlannedDevice(
             result.getRequest(), result.getPool(), name, gpu, mig, config, result.getShareID());

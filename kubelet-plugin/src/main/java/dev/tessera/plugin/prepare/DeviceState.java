@@ -7,6 +7,8 @@ import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.checkpoint.ClaimEntry;
 import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.mig.CreatedMig;
+import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.sharing.SharingAction;
 import dev.tessera.plugin.sharing.SharingEffects;
 import dev.tessera.plugin.sharing.SharingPlanner;
@@ -40,6 +42,7 @@ public final class DeviceState {
   private final CheckpointStore store;
   private final SharingPlanner sharingPlanner;
   private final SharingEffects sharing;
+  private final DynamicMig mig;
   private Checkpoint checkpoint;
 
   public DeviceState(
@@ -52,6 +55,7 @@ public final class DeviceState {
       CheckpointStore store,
       SharingPlanner sharingPlanner,
       SharingEffects sharing,
+      DynamicMig mig,
       String bootId) {
     this.claims = claims;
     this.planner = planner;
@@ -62,6 +66,7 @@ public final class DeviceState {
     this.store = store;
     this.sharingPlanner = sharingPlanner;
     this.sharing = sharing;
+    this.mig = mig;
     this.checkpoint = store.load(bootId);
   }
 
@@ -69,8 +74,9 @@ public final class DeviceState {
    * Run once at start-up, before the kubelet can call: persists the checkpoint as this boot sees it
    * (after a reboot every claim is demoted to started), and removes CDI specs of ours that no
    * checkpointed claim accounts for (left by an operator or an older installation); a claim in the
-   * checkpoint keeps its spec until it is prepared again or unprepared. MPS daemons the
-   * checkpointed claims use are found again (or started, after a reboot); others are stopped.
+   * checkpoint keeps its spec until it is prepared again or unprepared. MIG devices made for claims
+   * whose prepare did not complete are destroyed. MPS daemons the checkpointed claims use are found
+   * again (or started, after a reboot); others are stopped.
    */
   public void recover() throws IOException {
     lock.lock();
@@ -81,8 +87,9 @@ public final class DeviceState {
           cdiWriter.delete(uid);
         }
       }
-      store.save(checkpoint);
       try {
+        checkpoint = mig.reconcile(checkpoint);
+        store.save(checkpoint);
         sharing.reconcile(sharingPlanner.daemonsInUse(checkpoint));
       } catch (PrepareException e) {
         throw new IOException(e.getMessage(), e);
@@ -111,16 +118,31 @@ public final class DeviceState {
               .orElseThrow(
                   () -> new PrepareException("claim " + ref + " not found in the API server"));
       List<PlannedDevice> plan = planner.plan(ref, claim, inventory.get(), checkpoint);
-      // Decided before anything is written: a claim whose sharing cannot be honoured changes
-      // nothing.
+      // Decided before anything is written: a claim whose MIG devices or sharing cannot be
+      // honoured changes nothing.
+      DynamicMig.Plan migPlan = mig.plan(ref, plan, checkpoint);
+      plan = migPlan.devices();
       List<SharingAction> setUp = sharingPlanner.prepare(ref, plan, checkpoint);
-      List<PreparedDevice> prepared = prepared(ref, plan);
-      save(checkpoint.with(ref.uid(), entry(ref, ClaimState.PrepareStarted, prepared)));
+      // MIG devices still to be made are recorded as intents only: they have no UUID yet.
+      List<PreparedDevice> prepared = prepared(ref, migPlan.existing());
+      List<CreatedMig> created = migPlan.intents();
+      save(checkpoint.with(ref.uid(), entry(ref, ClaimState.PrepareStarted, prepared, created)));
       try {
+        if (!created.isEmpty()) {
+          DynamicMig.Made made = mig.apply(migPlan);
+          plan = made.devices();
+          created = made.created();
+          prepared = prepared(ref, plan);
+          // Sharing is keyed by the MIG device's UUID, which exists only now.
+          setUp = sharingPlanner.prepare(ref, plan, checkpoint);
+          save(
+              checkpoint.with(ref.uid(), entry(ref, ClaimState.PrepareStarted, prepared, created)));
+        }
         sharing.apply(setUp);
         var edits = deviceEdits.resolve(plan);
         cdiWriter.write(ref.uid(), cdiBuilder.build(ref.uid(), edits));
-        save(checkpoint.with(ref.uid(), entry(ref, ClaimState.PrepareCompleted, prepared)));
+        save(
+            checkpoint.with(ref.uid(), entry(ref, ClaimState.PrepareCompleted, prepared, created)));
       } catch (IOException | PrepareException | RuntimeException e) {
         LOG.atWarn().setCause(e).log("prepare failed; rolling back");
         rollBack(ref);
@@ -164,11 +186,16 @@ public final class DeviceState {
   }
 
   /**
-   * Undoes the claim's sharing set-up where no other claim needs it, then its spec and entry. The
-   * entry goes last: if undoing fails, it is still there to be undone by the next attempt.
+   * Undoes the claim's sharing set-up where no other claim needs it, destroys the MIG devices made
+   * for it, then removes its spec and entry. The entry goes last: if undoing fails, it is still
+   * there to be undone by the next attempt.
    */
   private void rollBack(ClaimRef ref) throws PrepareException {
     sharing.apply(sharingPlanner.release(ref.uid(), checkpoint));
+    ClaimEntry entry = checkpoint.claims().get(ref.uid());
+    if (entry != null) {
+      mig.destroy(entry.createdMig());
+    }
     deleteSpec(ref);
     save(checkpoint.without(ref.uid()));
   }
@@ -218,8 +245,9 @@ public final class DeviceState {
     return List.copyOf(byName.values());
   }
 
-  private static ClaimEntry entry(ClaimRef ref, ClaimState state, List<PreparedDevice> devices) {
-    return new ClaimEntry(state, ref.namespace(), ref.name(), devices);
+  private static ClaimEntry entry(
+      ClaimRef ref, ClaimState state, List<PreparedDevice> devices, List<CreatedMig> created) {
+    return new ClaimEntry(state, ref.namespace(), ref.name(), devices, created);
   }
 
   /** Puts the claim's identity on every log line written while it is being worked on. */

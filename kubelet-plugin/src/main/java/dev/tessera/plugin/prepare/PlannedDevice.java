@@ -27,6 +27,11 @@ public record PlannedDevice(
     return slash < 0 ? request : request.substring(0, slash);
   }
 
+  /** The same device resolved to the MIG device that exists now (or will, once created). */
+  public PlannedDevice withMigDevice(MigDevice device) {
+    return new PlannedDevice(request, pool, name, gpu, device, config, shareId);
+  }
+
   public String uuid() {
     return migDevice == null ? gpu.uuid() : migDevice.uuid();
   }

@@ -12,6 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
+import dev.tessera.api.inventory.MigMode;
+import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
@@ -20,6 +22,10 @@ import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.checkpoint.ClaimEntry;
 import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.mig.DynamicMig;
+import dev.tessera.plugin.mig.FakeMigHardware;
+import dev.tessera.plugin.mig.GpuMigState;
+import dev.tessera.plugin.mig.MigPlanner;
 import dev.tessera.plugin.sharing.DriverTools;
 import dev.tessera.plugin.sharing.MpsDaemons;
 import dev.tessera.plugin.sharing.MpsPaths;
@@ -44,6 +50,18 @@ class DeviceStateTest {
   private final FakeClaimSource claims = new FakeClaimSource();
   private final ClaimRef ref = new ClaimRef("default", "c1", "uid-1");
   private final RecordingRunner runner = new RecordingRunner();
+  // GPU 1 is in MIG mode with the 1g.10gb device the inventory fixture describes.
+  private final FakeMigHardware migs =
+      new FakeMigHardware()
+          .gpu("GPU-00000000", MigMode.DISABLED)
+          .gpu(
+              "GPU-00000001",
+              MigMode.ENABLED,
+              new GpuMigState.Instance(
+                  3,
+                  19,
+                  new MigPlacement(0, 1),
+                  List.of(new GpuMigState.Compute(0, "MIG-0000001"))));
   private CdiSpecWriter cdi;
   private CheckpointStore store;
 
@@ -87,6 +105,7 @@ class DeviceStateTest {
         store,
         new SharingPlanner(),
         new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mpsPaths(), tools)),
+        new DynamicMig(new MigPlanner(), migs, () -> inventory(2)),
         bootId);
   }
 

@@ -1,0 +1,30 @@
+package dev.tessera.plugin.mig;
+
+import dev.tessera.api.inventory.MigMode;
+import dev.tessera.api.inventory.MigPlacement;
+import java.util.List;
+
+/**
+ * A GPU's MIG state as NVML reports it now (not as discovered at start-up: instances come and go
+ * with claims).
+ */
+public record GpuMigState(String gpuUuid, MigMode mode, List<Instance> instances) {
+  public GpuMigState {
+    instances = List.copyOf(instances);
+  }
+
+  /** A GPU instance with its compute instances. */
+  public record Instance(
+      int gpuInstanceId, int profileId, MigPlacement placement, List<Compute> computeInstances) {
+    public Instance {
+      computeInstances = List.copyOf(computeInstances);
+    }
+  }
+
+  /**
+   * A compute instance and the MIG device it makes.
+   *
+   * @param uuid the MIG device's UUID
+   */
+  public record Compute(int computeInstanceId, String uuid) {}
+}

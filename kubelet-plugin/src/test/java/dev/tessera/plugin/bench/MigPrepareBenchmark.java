@@ -1,0 +1,131 @@
+package dev.tessera.plugin.bench;
+
+import static dev.tessera.plugin.Fixtures.claim;
+import static dev.tessera.plugin.Fixtures.result;
+
+import dev.tessera.plugin.it.KubeletClient;
+import dev.tessera.plugin.it.MockApiServer;
+import dev.tessera.plugin.it.PluginProcess;
+import dev.tessera.plugin.it.SimulatedNode;
+import dev.tessera.plugin.it.TestFiles;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Prepare and unprepare latency of a dynamic MIG claim (one 1g.10gb at slice 3, created at prepare
+ * and destroyed at unprepare) against the plugin as its own process on the simulator (H100 x8, MIG
+ * mode already on, no simulated hardware delay). Prints a Markdown table.
+ *
+ * <p>Arguments: {@code <plugin jar> [cycles] [warm-up cycles] [all|none]} — the last one the GPUs'
+ * MIG mode at start ({@code none}: every prepare switches it on and every unprepare off again).
+ */
+public final class MigPrepareBenchmark {
+  private MigPrepareBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    Path jar = Path.of(args[0]).toAbsolutePath();
+    int cycles = args.length > 1 ? Integer.parseInt(args[1]) : 400;
+    int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 200;
+    String migMode = args.length > 3 ? args[3] : "all";
+    String javaOpts = System.getenv().getOrDefault("TESSERA_JAVA_OPTS", "");
+    Path dir = Files.createTempDirectory("tessera-mig-bench");
+    PluginProcess plugin = null;
+    try (MockApiServer api = new MockApiServer()) {
+      Path root =
+          SimulatedNode.layOut(
+              dir.resolve("driver-root"), "H100-SXM5-80GB", 8, "--mig-enabled", migMode);
+      List<ResourceClaim> claims = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        claims.add(
+            api.client()
+                .resource(
+                    claim(
+                        "u" + i,
+                        "mig-" + i,
+                        List.of(result("mig", "gpu-" + i + "-mig-1g10gb-3")),
+                        List.of()))
+                .create());
+      }
+      plugin =
+          PluginProcess.start(
+              jar,
+              dir.resolve("node"),
+              dir.resolve("cdi"),
+              root,
+              api.writeKubeconfig(dir),
+              javaOpts,
+              "WARN");
+      plugin.awaitRegistrationSocket();
+      try (KubeletClient kubelet =
+          new KubeletClient(plugin.registrationSocket(), plugin.draSocket())) {
+        kubelet.notifyRegistration(true, "");
+        for (int i = 0; i < warmup; i++) {
+          cycle(kubelet, claims.get(i % 8), new long[1], new long[1], 0);
+        }
+        long[] prepares = new long[cycles];
+        long[] unprepares = new long[cycles];
+        long start = System.nanoTime();
+        for (int i = 0; i < cycles; i++) {
+          cycle(kubelet, claims.get(i % 8), prepares, unprepares, i);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        Arrays.sort(prepares);
+        Arrays.sort(unprepares);
+        System.out.printf(Locale.ROOT, "%n| figure | value |%n|---|---|%n");
+        System.out.printf(
+            Locale.ROOT,
+            "| MIG prepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
+            pct(prepares, 50),
+            pct(prepares, 90),
+            pct(prepares, 99));
+        System.out.printf(
+            Locale.ROOT,
+            "| MIG unprepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
+            pct(unprepares, 50),
+            pct(unprepares, 90),
+            pct(unprepares, 99));
+        System.out.printf(Locale.ROOT, "| cycles/s | %.0f |%n", cycles / seconds);
+        System.out.printf(
+            Locale.ROOT,
+            "%ncycles=%d warm-up=%d mig-enabled=%s java=%s opts=[%s]%n",
+            cycles,
+            warmup,
+            migMode,
+            System.getProperty("java.version"),
+            javaOpts);
+      }
+    } finally {
+      if (plugin != null) {
+        plugin.close();
+      }
+      TestFiles.deleteTree(dir);
+    }
+  }
+
+  private static void cycle(
+      KubeletClient kubelet, ResourceClaim claim, long[] prepares, long[] unprepares, int i) {
+    String uid = claim.getMetadata().getUid();
+    long t = System.nanoTime();
+    String error = kubelet.prepare(claim).get(uid).getError();
+    prepares[i] = System.nanoTime() - t;
+    if (!error.isEmpty()) {
+      throw new IllegalStateException("prepare failed: " + error);
+    }
+    t = System.nanoTime();
+    error = kubelet.unprepare(claim);
+    unprepares[i] = System.nanoTime() - t;
+    if (!error.isEmpty()) {
+      throw new IllegalStateException("unprepare failed: " + error);
+    }
+  }
+
+  private static double pct(long[] sorted, int percentile) {
+    int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, index)] / 1e6;
+  }
+}
