@@ -10,7 +10,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,13 +17,7 @@ import org.junit.jupiter.api.Test;
  * every MIG placement. A claim for a 1g.10gb gets a placement; the plugin creates the instance
  * (switching MIG mode on, which Hopper does without a reset), the pod sees it, and the instance is
  * destroyed when the pod and claim go.
- *
- * <p>Disabled: on the local cluster the API server rejects the mig-dynamic slices the controller
- * renders (shared counter names {@code copyEngines}, {@code jpegEngines}, {@code ofaEngines} are
- * not lowercase RFC 1123 labels), so the pool never appears and the test times out in start-up.
- * Enable it once the controller's counter names are fixed.
  */
-@Disabled("controller publishes mig-dynamic counter names the API server rejects (copyEngines …)")
 class MigDynamicE2E {
   private static final String SCENARIO = "11-mig-dynamic-by-profile";
   private static TesseraOnNode tessera;
