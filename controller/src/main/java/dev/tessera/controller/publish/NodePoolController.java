@@ -1,8 +1,6 @@
 package dev.tessera.controller.publish;
 
 import dev.tessera.api.GpuNodeNames;
-import dev.tessera.api.health.NodeHealth;
-import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.config.ControllerConfig;
 import dev.tessera.controller.render.DesiredSlice;
 import dev.tessera.controller.render.Offering;
@@ -23,7 +21,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -55,7 +52,7 @@ public class NodePoolController {
   private final ControllerConfig config;
   private final SliceRenderer renderer;
   private final PoolReconciler reconciler;
-  private final JsonMapper json;
+  private final ReportedNodes reported;
   private final Clock clock;
   private final Set<String> queue = new LinkedHashSet<>();
   private final ScheduledExecutorService worker =
@@ -78,16 +75,41 @@ public class NodePoolController {
     this.config = config;
     this.renderer = renderer;
     this.reconciler = reconciler;
-    this.json = json;
+    this.reported = new ReportedNodes(json);
     this.clock = clock;
   }
 
   /** Starts watching and publishing; called once this replica leads. */
   public void start() {
+    // GpuNodes: parsed into records as they change; the store keeps names only.
     gpuNodes =
-        inform(
-            client.genericKubernetesResources(GPU_NODES).inform(), o -> o.getMetadata().getName());
-    nodes = inform(client.nodes().inform(), o -> o.getMetadata().getName());
+        slim(
+            client.genericKubernetesResources(GPU_NODES).runnableInformer(0),
+            GenericKubernetesResource.class,
+            "metadata.uid");
+    gpuNodes.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(GenericKubernetesResource obj) {
+            reported.update(obj);
+          }
+
+          @Override
+          public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
+            reported.update(after);
+          }
+
+          @Override
+          public void onDelete(GenericKubernetesResource obj, boolean unknownFinalState) {
+            reported.remove(obj.getMetadata().getName());
+          }
+        });
+    inform(gpuNodes, o -> o.getMetadata().getName());
+    gpuNodes.start().toCompletableFuture().join();
+    // Nodes: only the offering label and the UID (a real Node's status is large).
+    nodes = slim(client.nodes().runnableInformer(0), Node.class, "metadata.labels", "metadata.uid");
+    inform(nodes, o -> o.getMetadata().getName());
+    nodes.start().toCompletableFuture().join();
     leases =
         inform(
             client.leases().inNamespace(config.leaseNamespace()).inform(),
@@ -95,42 +117,43 @@ public class NodePoolController {
                 o.getMetadata().getName().startsWith("tessera-")
                     ? o.getMetadata().getName().substring(8)
                     : null);
+    // Only Tessera's slices, and of each only what reconciling needs: a node's full slices are
+    // ~1 MiB of model objects in mig-dynamic, too much to hold for a fleet.
     slices =
-        inform(
-            slimSliceInformer(),
-            o ->
-                config.driverName().equals(o.getSpec().getDriver())
-                    ? o.getSpec().getPool().getName()
-                    : null);
+        slim(
+            client
+                .dynamicResourceAllocation()
+                .v1()
+                .resourcesSlices()
+                .withField("spec.driver", config.driverName())
+                .runnableInformer(0),
+            ResourceSlice.class,
+            "metadata.annotations",
+            "metadata.ownerReferences",
+            "spec.driver",
+            "spec.nodeName",
+            "spec.pool");
+    inform(
+        slices,
+        o ->
+            config.driverName().equals(o.getSpec().getDriver())
+                ? o.getSpec().getPool().getName()
+                : null);
+    slices.start().toCompletableFuture().join();
     long period = config.resync().toMillis();
     worker.scheduleWithFixedDelay(this::resyncAll, period, period, TimeUnit.MILLISECONDS);
     LOG.atInfo().addKeyValue("driver", config.driverName()).log("publishing the GPU nodes' slices");
   }
 
-  /**
-   * Only Tessera's slices, and of each only what reconciling needs (name, owners, the content
-   * digest, driver and pool): a node's full slices are ~1.6 MiB of model objects in {@code
-   * mig-dynamic}, too much to hold for a fleet.
-   */
-  private SharedIndexInformer<ResourceSlice> slimSliceInformer() {
-    SharedIndexInformer<ResourceSlice> informer =
-        client
-            .dynamicResourceAllocation()
-            .v1()
-            .resourcesSlices()
-            .withField("spec.driver", config.driverName())
-            .runnableInformer(0);
+  /** An informer whose store keeps only the named fields of each object (plus name, version). */
+  private <T extends HasMetadata> SharedIndexInformer<T> slim(
+      SharedIndexInformer<T> informer, Class<T> type, String... fields) {
     informer.itemStore(
         new ReducedStateItemStore<>(
             ReducedStateItemStore.NAME_KEY_STATE,
-            ResourceSlice.class,
+            type,
             client.getKubernetesSerialization(),
-            "metadata.annotations",
-            "metadata.ownerReferences",
-            "spec.driver",
-            "spec.nodeName",
-            "spec.pool"));
-    informer.start().toCompletableFuture().join();
+            fields));
     return informer;
   }
 
@@ -170,7 +193,7 @@ public class NodePoolController {
 
   private void resyncAll() {
     var all = new LinkedHashSet<String>();
-    gpuNodes.getStore().list().forEach(g -> all.add(g.getMetadata().getName()));
+    all.addAll(reported.nodes());
     slices.getStore().list().stream()
         .filter(s -> config.driverName().equals(s.getSpec().getDriver()))
         .forEach(s -> all.add(s.getSpec().getPool().getName()));
@@ -198,7 +221,7 @@ public class NodePoolController {
   }
 
   private void reconcile(String nodeName) {
-    GenericKubernetesResource gpuNode = gpuNodes.getStore().getByKey(nodeName);
+    var report = reported.of(nodeName);
     Node node = nodes.getStore().getByKey(nodeName);
     Lease lease = leases.getStore().getByKey(config.leaseNamespace() + "/tessera-" + nodeName);
     boolean alive = LeaseLiveness.alive(lease, clock.instant(), config.leaseGrace());
@@ -207,10 +230,9 @@ public class NodePoolController {
             .filter(s -> config.driverName().equals(s.getSpec().getDriver()))
             .filter(s -> nodeName.equals(s.getSpec().getPool().getName()))
             .toList();
-    NodeInventory inventory = gpuNode == null ? null : inventory(gpuNode);
     List<DesiredSlice> desired =
-        inventory != null && node != null && alive
-            ? renderer.render(inventory, offering(node), health(gpuNode))
+        report.isPresent() && node != null && alive
+            ? renderer.render(report.get().inventory(), offering(node), report.get().health())
             : List.of();
     String uid = node == null ? "" : node.getMetadata().getUid();
     List<SliceWrite> writes = reconciler.reconcile(nodeName, uid, desired, existing);
@@ -230,26 +252,6 @@ public class NodePoolController {
           .addKeyValue("pluginAlive", alive)
           .log("published the node's slices");
     }
-  }
-
-  /** The device health the node plugin reported; all healthy when it has reported none. */
-  @SuppressWarnings("unchecked")
-  private NodeHealth health(GenericKubernetesResource gpuNode) {
-    var status = (Map<String, Object>) gpuNode.getAdditionalProperties().get("status");
-    if (status == null || status.get("health") == null) {
-      return NodeHealth.ALL_HEALTHY;
-    }
-    return json.convertValue(status.get("health"), NodeHealth.class);
-  }
-
-  /** The inventory the node plugin reported, or null while it has reported none. */
-  @SuppressWarnings("unchecked")
-  private NodeInventory inventory(GenericKubernetesResource gpuNode) {
-    var status = (Map<String, Object>) gpuNode.getAdditionalProperties().get("status");
-    if (status == null || status.get("inventory") == null) {
-      return null;
-    }
-    return json.convertValue(status.get("inventory"), NodeInventory.class);
   }
 
   private Offering offering(Node node) {
