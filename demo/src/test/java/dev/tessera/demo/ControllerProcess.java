@@ -1,12 +1,18 @@
 package dev.tessera.demo;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Tessera's controller as its own process (the shaded jar), configured by env vars. */
 final class ControllerProcess implements AutoCloseable {
@@ -38,6 +44,22 @@ final class ControllerProcess implements AutoCloseable {
 
   Path log() {
     return log;
+  }
+
+  /** What the controller's {@code /metrics} serves now (its port is read from its log). */
+  String metrics() throws IOException, InterruptedException {
+    Matcher port =
+        Pattern.compile("serving /metrics port=\"(\\d+)\"").matcher(Files.readString(log));
+    if (!port.find()) {
+      throw new IllegalStateException("the controller serves no metrics (yet)");
+    }
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      return http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port.group(1) + "/metrics"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
+    }
   }
 
   boolean alive() {

@@ -110,6 +110,17 @@ class ScenariosE2E {
   }
 
   @Test
+  void theControllerCountsWhatItDoesInItsMetrics() throws Exception {
+    String metrics = tessera.controller().metrics();
+    assertThat(metrics)
+        .contains("tessera_controller_leader 1.0")
+        .contains("tessera_controller_reported_nodes 1.0")
+        .contains("tessera_controller_unhealthy_devices 0.0")
+        .containsPattern("tessera_controller_slice_writes_total\\{operation=\"create\"} [1-9]")
+        .containsPattern("tessera_controller_reconcile_seconds_count\\{outcome=\"success\"} [1-9]");
+  }
+
+  @Test
   void slicesWipedBehindTheControllersBackArePublishedAgain() {
     // What the kubelet does at its start and 30 s after a plugin is gone: it deletes the node's
     // slices.

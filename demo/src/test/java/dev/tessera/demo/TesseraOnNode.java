@@ -137,6 +137,7 @@ final class TesseraOnNode implements AutoCloseable {
     env.put("TESSERA_CONTROLLER_RESYNC", "2s");
     env.put("TESSERA_CONTROLLER_LEASE_GRACE", "2s");
     env.put("TESSERA_CONTROLLER_ELECTION_LEASE_DURATION", "6s");
+    env.put("TESSERA_CONTROLLER_METRICS_PORT", "0"); // a free port, found in the log
     env.putAll(extraEnv);
     return ControllerProcess.start(
         REPO.resolve("controller/target/tessera-controller.jar"), dir, env);

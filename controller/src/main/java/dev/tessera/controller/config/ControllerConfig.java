@@ -22,6 +22,7 @@ import java.time.Duration;
  *     without it
  * @param webhookKeyFile the webhook's PEM private key (PKCS#8)
  * @param webhookPort the webhook's HTTPS port ({@code /validate}, {@code /healthz})
+ * @param metricsPort the plain-HTTP port of {@code /metrics} and {@code /healthz}; -1 for none
  */
 @ConfigurationProperties("tessera.controller")
 public record ControllerConfig(
@@ -35,4 +36,5 @@ public record ControllerConfig(
     @Bindable(defaultValue = "15s") Duration electionLeaseDuration,
     @Nullable String webhookCertFile,
     @Nullable String webhookKeyFile,
-    @Bindable(defaultValue = "8443") int webhookPort) {}
+    @Bindable(defaultValue = "8443") int webhookPort,
+    @Bindable(defaultValue = "8080") int metricsPort) {}

@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Context;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -29,10 +31,17 @@ public class LeaderElection {
   private final String identity;
   private CompletableFuture<?> election;
   private volatile boolean stopping;
+  private volatile boolean leading;
 
   public LeaderElection(
-      KubernetesClient client, ControllerConfig config, NodePoolController controller) {
+      KubernetesClient client,
+      ControllerConfig config,
+      NodePoolController controller,
+      MeterRegistry metrics) {
     this.client = client;
+    Gauge.builder("tessera.controller.leader", () -> leading ? 1 : 0)
+        .description("1 while this replica leads (publishes slices)")
+        .register(metrics);
     this.config = config;
     this.controller = controller;
     this.identity =
@@ -64,10 +73,12 @@ public class LeaderElection {
 
   private void lead() {
     LOG.atInfo().addKeyValue("identity", identity).log("leading");
+    leading = true;
     controller.start();
   }
 
   private void lostLead() {
+    leading = false;
     if (stopping) {
       LOG.atInfo().addKeyValue("identity", identity).log("released the lead");
       return;

@@ -15,6 +15,9 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.time.Clock;
@@ -52,7 +55,15 @@ public class NodePoolController {
   private final ControllerConfig config;
   private final SliceRenderer renderer;
   private final PoolReconciler reconciler;
+
+  /**
+   * Informers list in pages: a fleet's GpuNodes or slices in one response would be the controller's
+   * memory peak (the whole list parsed at once).
+   */
+  private static final long LIST_PAGE = 100;
+
   private final ReportedNodes reported;
+  private final MeterRegistry metrics;
   private final Clock clock;
   private final Set<String> queue = new LinkedHashSet<>();
   private final ScheduledExecutorService worker =
@@ -70,13 +81,21 @@ public class NodePoolController {
       SliceRenderer renderer,
       PoolReconciler reconciler,
       JsonMapper json,
-      Clock clock) {
+      Clock clock,
+      MeterRegistry metrics) {
     this.client = client;
+    this.metrics = metrics;
     this.config = config;
     this.renderer = renderer;
     this.reconciler = reconciler;
     this.reported = new ReportedNodes(json);
     this.clock = clock;
+    Gauge.builder("tessera.controller.reported.nodes", () -> reported.nodes().size())
+        .description("Nodes whose plugin reported an inventory in its GpuNode")
+        .register(metrics);
+    Gauge.builder("tessera.controller.unhealthy.devices", reported::unhealthyDevices)
+        .description("Devices the node plugins report unhealthy (tainted NoSchedule)")
+        .register(metrics);
   }
 
   /** Starts watching and publishing; called once this replica leads. */
@@ -84,7 +103,7 @@ public class NodePoolController {
     // GpuNodes: parsed into records as they change; the store keeps names only.
     gpuNodes =
         slim(
-            client.genericKubernetesResources(GPU_NODES).runnableInformer(0),
+            client.genericKubernetesResources(GPU_NODES).withLimit(LIST_PAGE).runnableInformer(0),
             GenericKubernetesResource.class,
             "metadata.uid");
     gpuNodes.addEventHandler(
@@ -107,7 +126,12 @@ public class NodePoolController {
     inform(gpuNodes, o -> o.getMetadata().getName());
     gpuNodes.start().toCompletableFuture().join();
     // Nodes: only the offering label and the UID (a real Node's status is large).
-    nodes = slim(client.nodes().runnableInformer(0), Node.class, "metadata.labels", "metadata.uid");
+    nodes =
+        slim(
+            client.nodes().withLimit(LIST_PAGE).runnableInformer(0),
+            Node.class,
+            "metadata.labels",
+            "metadata.uid");
     inform(nodes, o -> o.getMetadata().getName());
     nodes.start().toCompletableFuture().join();
     leases =
@@ -126,6 +150,7 @@ public class NodePoolController {
                 .v1()
                 .resourcesSlices()
                 .withField("spec.driver", config.driverName())
+                .withLimit(LIST_PAGE)
                 .runnableInformer(0),
             ResourceSlice.class,
             "metadata.annotations",
@@ -180,6 +205,13 @@ public class NodePoolController {
     return informer;
   }
 
+  private Timer reconcileTimer(String outcome) {
+    return Timer.builder("tessera.controller.reconcile")
+        .description("Reconciling one node's pool: render, diff and the API writes")
+        .tag("outcome", outcome)
+        .register(metrics);
+  }
+
   private void enqueue(String node) {
     if (node == null) {
       return;
@@ -209,9 +241,12 @@ public class NodePoolController {
       node = queue.iterator().next();
       queue.remove(node);
     }
+    Timer.Sample sample = Timer.start(metrics);
     try {
       reconcile(node);
+      sample.stop(reconcileTimer("success"));
     } catch (RuntimeException e) {
+      sample.stop(reconcileTimer("error"));
       LOG.atWarn()
           .addKeyValue("node", node)
           .setCause(e)
@@ -238,6 +273,16 @@ public class NodePoolController {
     List<SliceWrite> writes = reconciler.reconcile(nodeName, uid, desired, existing);
     var api = client.dynamicResourceAllocation().v1().resourcesSlices();
     for (SliceWrite write : writes) {
+      metrics
+          .counter(
+              "tessera.controller.slice.writes",
+              "operation",
+              switch (write) {
+                case SliceWrite.Create c -> "create";
+                case SliceWrite.Update u -> "update";
+                case SliceWrite.Delete d -> "delete";
+              })
+          .increment();
       switch (write) {
         case SliceWrite.Create c -> api.resource(c.slice()).create();
         case SliceWrite.Update u -> api.resource(u.slice()).forceConflicts().serverSideApply();

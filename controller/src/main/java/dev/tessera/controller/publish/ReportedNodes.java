@@ -52,6 +52,11 @@ final class ReportedNodes {
     return Set.copyOf(byNode.keySet());
   }
 
+  /** Devices reported unhealthy, over all nodes. */
+  long unhealthyDevices() {
+    return byNode.values().stream().mapToLong(r -> r.health().unhealthyCount()).sum();
+  }
+
   @SuppressWarnings("unchecked")
   private static Map<String, Object> status(GenericKubernetesResource gpuNode) {
     return (Map<String, Object>) gpuNode.getAdditionalProperties().get("status");
