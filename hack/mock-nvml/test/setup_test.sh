@@ -65,6 +65,11 @@ check '! "$R/usr/bin/nvidia-smi" -i GPU-zzz -c DEFAULT 2>/dev/null'
 check '! "$R/usr/bin/nvidia-smi" compute-policy -i 0 --set-timeslice 4 2>/dev/null'
 check 'grep -qx "compute-policy -i 0 --set-timeslice 2" "$R/var/log/mock-nvml/nvidia-smi.log"'
 
+# sysfs: each GPU's PCI device resolves to a path under its root complex (H100 buses 18 and 2a)
+check '[ "$(readlink -f "$R/sys/bus/pci/devices/0000:18:00.0")" = "$(readlink -f "$R")/sys/devices/pci0000:00/0000:00:01.0/0000:18:00.0" ]'
+check '[ "$(readlink -f "$R/sys/bus/pci/devices/0000:2a:00.0")" = "$(readlink -f "$R")/sys/devices/pci0000:20/0000:20:01.0/0000:2a:00.0" ]'
+check '[ ! -e "$R/sys/bus/pci/devices/0000:3a:00.0" ]'
+
 # idempotent: a re-run keeps the state file and refreshes config
 echo "gpu 0 1 1 0" > "$R/var/lib/mock-nvml/state"
 "$HERE/mock-nvml-setup" --root "$R" --profile H100-SXM5-80GB --gpus 2 --seed s2 --lib "$LIB" >/dev/null

@@ -140,7 +140,7 @@ public final class ControllerScaleBenchmark {
   private static NodeInventory inventory(Path work) throws Exception {
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
     try (var nvml = JnaNvml.open(root)) {
-      return new GpuDiscovery(nvml).discover();
+      return GpuDiscovery.onNode(nvml, root).discover();
     }
   }
 
@@ -214,6 +214,7 @@ public final class ControllerScaleBenchmark {
                         g.cudaComputeCapability(),
                         g.memoryBytes(),
                         g.pciBusId(),
+                        g.pcieRoot(),
                         g.numaNode(),
                         g.migMode(),
                         g.migDevices(),

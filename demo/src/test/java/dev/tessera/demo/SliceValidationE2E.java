@@ -119,7 +119,7 @@ class SliceValidationE2E {
       SimulatedNode.layOut(root, profile, gpus, mig);
     }
     try (var nvml = JnaNvml.open(root)) {
-      return new GpuDiscovery(nvml).discover();
+      return GpuDiscovery.onNode(nvml, root).discover();
     }
   }
 }

@@ -39,6 +39,7 @@ public final class Fixtures {
                         "9.0",
                         80L << 30,
                         "00000000:1" + i + ":00.0",
+                        null,
                         0,
                         i == 1 ? MigMode.ENABLED : MigMode.DISABLED,
                         i == 1

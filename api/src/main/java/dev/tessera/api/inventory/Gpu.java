@@ -10,6 +10,7 @@ import java.util.Optional;
  * @param minor the {@code /dev/nvidia<minor>} number (stable; used in device names)
  * @param cudaComputeCapability {@code major.minor}, e.g. {@code 9.0}
  * @param pciBusId NVML's bus ID, e.g. {@code 00000000:1B:00.0}
+ * @param pcieRoot the PCIe root complex from sysfs, e.g. {@code pci0000:00}, or {@code null}
  * @param numaNode the NUMA node, or {@code null} where the platform does not say
  * @param migProfiles the GPU-instance profiles this GPU supports, empty when MIG is unsupported
  */
@@ -23,6 +24,7 @@ public record Gpu(
     String cudaComputeCapability,
     long memoryBytes,
     String pciBusId,
+    String pcieRoot,
     Integer numaNode,
     MigMode migMode,
     List<MigDevice> migDevices,

@@ -14,6 +14,7 @@ import static dev.tessera.api.DeviceAttributeNames.MULTIPROCESSORS;
 import static dev.tessera.api.DeviceAttributeNames.NUMA_NODE;
 import static dev.tessera.api.DeviceAttributeNames.OFA_ENGINES;
 import static dev.tessera.api.DeviceAttributeNames.PARENT_UUID;
+import static dev.tessera.api.DeviceAttributeNames.PCIE_ROOT;
 import static dev.tessera.api.DeviceAttributeNames.PCI_BUS_ID;
 import static dev.tessera.api.DeviceAttributeNames.PRODUCT_NAME;
 import static dev.tessera.api.DeviceAttributeNames.PROFILE;
@@ -93,6 +94,9 @@ final class DeviceFacts {
     attributes.put(DRIVER_VERSION, version(node.driverVersion()));
     attributes.put(CUDA_DRIVER_VERSION, version(node.cudaDriverVersion()));
     attributes.put(PCI_BUS_ID, string(PciAddresses.busId(gpu.pciBusId())));
+    if (gpu.pcieRoot() != null) {
+      attributes.put(PCIE_ROOT, string(gpu.pcieRoot()));
+    }
     if (gpu.numaNode() != null) {
       attributes.put(
           NUMA_NODE, new DeviceAttributeBuilder().withInt(gpu.numaNode().longValue()).build());

@@ -49,6 +49,9 @@ class OfferingsIT {
     assertThat(attributes.get("resource.kubernetes.io/pciBusID").getString())
         .matches("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
     assertThat(attributes.get("numaNode").getInt()).isNotNull();
+    // gpu-1 is on bus 0x2a; the simulated sysfs puts it under root complex pci0000:20.
+    assertThat(attributes.get("resource.kubernetes.io/pcieRoot").getString())
+        .isEqualTo("pci0000:20");
     assertThat(gpu1.getCapacity().get("memory").getValue().getNumericalAmount())
         .isGreaterThan(new BigDecimal(79L << 30));
   }

@@ -132,6 +132,7 @@ public final class RenderBenchmark {
                         g.cudaComputeCapability(),
                         g.memoryBytes(),
                         g.pciBusId(),
+                        g.pcieRoot(),
                         g.numaNode(),
                         g.migMode(),
                         g.migDevices(),

@@ -31,7 +31,7 @@ final class SimulatedInventories {
       String[] mig = profile.equals("L40S") ? new String[0] : new String[] {"--mig", "0:9@4,19@0"};
       SimulatedNode.layOut(root, profile, gpus, mig);
       try (var nvml = JnaNvml.open(root)) {
-        NODES.put(key, new GpuDiscovery(nvml).discover());
+        NODES.put(key, GpuDiscovery.onNode(nvml, root).discover());
       }
     }
     return NODES.get(key);

@@ -25,8 +25,8 @@ public class NvmlFactory {
 
   /** The inventory seen at start-up; MIG devices that prepare creates are tracked by prepare. */
   @Singleton
-  Supplier<NodeInventory> inventory(Nvml nvml) {
-    NodeInventory inventory = new GpuDiscovery(nvml).discover();
+  Supplier<NodeInventory> inventory(Nvml nvml, PluginConfig config) {
+    NodeInventory inventory = GpuDiscovery.onNode(nvml, Path.of(config.driverRoot())).discover();
     LOG.atInfo()
         .addKeyValue("gpus", inventory.gpus().size())
         .addKeyValue("driverVersion", inventory.driverVersion())

@@ -7,8 +7,11 @@ import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.nvml.Nvml;
 import dev.tessera.plugin.nvml.NvmlHandle.Device;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
@@ -18,10 +21,26 @@ import java.util.stream.IntStream;
 public final class GpuDiscovery {
   private final Nvml nvml;
   private final MigDiscovery mig;
+  private final Function<String, Optional<String>> pcieRootOfBusId;
 
+  /** Without PCIe roots (where no sysfs describes the GPUs). */
   public GpuDiscovery(Nvml nvml) {
+    this(nvml, busId -> Optional.empty());
+  }
+
+  /**
+   * @param pcieRootOfBusId the PCIe root of an NVML bus ID (see {@link PcieRoots}), empty if
+   *     unknown
+   */
+  public GpuDiscovery(Nvml nvml, Function<String, Optional<String>> pcieRootOfBusId) {
     this.nvml = nvml;
     this.mig = new MigDiscovery(nvml);
+    this.pcieRootOfBusId = pcieRootOfBusId;
+  }
+
+  /** Discovery on a node: PCIe roots from the driver root's sysfs, else the host's. */
+  public static GpuDiscovery onNode(Nvml nvml, Path driverRoot) {
+    return new GpuDiscovery(nvml, PcieRoots.forDriverRoot(driverRoot));
   }
 
   public NodeInventory discover() {
@@ -39,6 +58,7 @@ public final class GpuDiscovery {
     List<MigProfile> profiles = migMode == MigMode.UNSUPPORTED ? List.of() : mig.profiles(device);
     List<MigDevice> migDevices = migActive(migMode) ? mig.devices(device, profiles) : List.of();
     OptionalInt numa = nvml.numaNode(device);
+    String busId = nvml.pciBusId(device);
     return new Gpu(
         index,
         nvml.minorNumber(device),
@@ -48,7 +68,8 @@ public final class GpuDiscovery {
         NvmlNames.architecture(nvml.architecture(device)),
         nvml.cudaComputeCapability(device).toString(),
         nvml.memoryInfo(device).total(),
-        nvml.pciBusId(device),
+        busId,
+        pcieRootOfBusId.apply(busId).orElse(null),
         numa.isPresent() ? numa.getAsInt() : null,
         migMode,
         migDevices,

@@ -22,7 +22,7 @@ public final class InventoryCommand {
   public NodeInventory run(Path driverRoot, PrintStream out) {
     NodeInventory inventory;
     try (JnaNvml nvml = JnaNvml.open(driverRoot)) {
-      inventory = new GpuDiscovery(nvml).discover();
+      inventory = GpuDiscovery.onNode(nvml, driverRoot).discover();
     }
     out.println(json.writerWithDefaultPrettyPrinter().writeValueAsString(inventory));
     out.flush();

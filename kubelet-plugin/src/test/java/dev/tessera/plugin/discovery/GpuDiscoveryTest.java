@@ -82,6 +82,7 @@ class GpuDiscoveryTest {
                 "8.9",
                 46068L << 20,
                 "00000000:18:00.0",
+                null,
                 0,
                 MigMode.UNSUPPORTED,
                 List.of(),
