@@ -64,6 +64,14 @@ check '"$R/usr/bin/nvidia-smi" compute-policy -i 0 --set-timeslice 2 && grep -qx
 check '! "$R/usr/bin/nvidia-smi" -i GPU-zzz -c DEFAULT 2>/dev/null'
 check '! "$R/usr/bin/nvidia-smi" compute-policy -i 0 --set-timeslice 4 2>/dev/null'
 check 'grep -qx "compute-policy -i 0 --set-timeslice 2" "$R/var/log/mock-nvml/nvidia-smi.log"'
+# tool_delay_ms.<tool> holds a stand-in once it has logged the call, before it acts
+echo "tool_delay_ms.nvidia-smi=400" >> "$R/etc/mock-nvml/config"
+"$R/usr/bin/nvidia-smi" -i 0 -c PROHIBITED & smi=$!
+sleep 0.1
+check 'grep -qx -- "-i 0 -c PROHIBITED" "$R/var/log/mock-nvml/nvidia-smi.log" && grep -qx "gpu 0 0 0 0 2 GPU-aaa" "$S"'
+wait "$smi"
+check 'grep -qx "gpu 0 0 0 2 2 GPU-aaa" "$S"'
+sed -i '/^tool_delay_ms/d' "$R/etc/mock-nvml/config"
 
 # sysfs: each GPU's PCI device resolves to a path under its root complex (H100 buses 18 and 2a)
 check '[ "$(readlink -f "$R/sys/bus/pci/devices/0000:18:00.0")" = "$(readlink -f "$R")/sys/devices/pci0000:00/0000:00:01.0/0000:18:00.0" ]'

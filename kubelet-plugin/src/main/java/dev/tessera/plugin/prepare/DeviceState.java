@@ -74,9 +74,9 @@ public final class DeviceState {
    * Run once at start-up, before the kubelet can call: persists the checkpoint as this boot sees it
    * (after a reboot every claim is demoted to started), and removes CDI specs of ours that no
    * checkpointed claim accounts for (left by an operator or an older installation); a claim in the
-   * checkpoint keeps its spec until it is prepared again or unprepared. MIG devices made for claims
-   * whose prepare did not complete are destroyed. MPS daemons the checkpointed claims use are found
-   * again (or started, after a reboot); others are stopped.
+   * checkpoint keeps its spec until it is prepared again or unprepared. Claims whose prepare did
+   * not complete are rolled back (and with them the MIG devices made for them). MPS daemons the
+   * checkpointed claims use are found again (or started, after a reboot); others are stopped.
    */
   public void recover() throws IOException {
     lock.lock();
@@ -87,6 +87,7 @@ public final class DeviceState {
           cdiWriter.delete(uid);
         }
       }
+      rollBackUnfinished();
       try {
         checkpoint = mig.reconcile(checkpoint);
         store.save(checkpoint);
@@ -99,6 +100,28 @@ public final class DeviceState {
     }
   }
 
+  /**
+   * Claims whose prepare did not complete (the plugin died in it, or the node rebooted) are rolled
+   * back before the kubelet can call: their sharing set-up is undone where no other claim needs it,
+   * their MIG devices destroyed, their spec and entry removed; the kubelet's retry prepares them
+   * from scratch. A claim whose rollback fails keeps its entry, and its next prepare or unprepare
+   * tries again: one claim does not stop the plugin from starting.
+   */
+  private void rollBackUnfinished() {
+    for (Map.Entry<String, ClaimEntry> e : List.copyOf(checkpoint.claims().entrySet())) {
+      if (e.getValue().state() == ClaimState.PrepareCompleted) {
+        continue;
+      }
+      ClaimRef ref = new ClaimRef(e.getValue().namespace(), e.getValue().name(), e.getKey());
+      try (var mdc = ClaimLogContext.of(ref)) {
+        LOG.warn("rolling back a claim whose prepare did not complete");
+        rollBack(ref);
+      } catch (PrepareException ex) {
+        LOG.atWarn().setCause(ex).log("cannot roll back the claim now; its next call will retry");
+      }
+    }
+  }
+
   /** The devices prepared for the claim; the same answer again when it is already prepared. */
   public List<PreparedDevice> prepare(ClaimRef ref) throws PrepareException {
     lock.lock();
@@ -106,6 +129,9 @@ public final class DeviceState {
       ClaimEntry existing = checkpoint.claims().get(ref.uid());
       if (existing != null && existing.state() == ClaimState.PrepareCompleted) {
         LOG.debug("claim already prepared");
+        // The kubelet asks again, e.g. after a container restart: a daemon that died since is
+        // started again (a no-op when it runs).
+        sharing.apply(sharingPlanner.daemonsOf(existing));
         return existing.devices();
       }
       if (existing != null) {

@@ -51,12 +51,31 @@ public final class SharingEffects {
           LOG.atWarn()
               .addKeyValue("device.uuid", uuid)
               .log("stopping MPS daemon no prepared claim uses");
-          // Its compute mode stays: without a checkpoint entry we do not know it was ours.
           mps.stop(uuid);
+          restoreComputeMode(uuid);
         }
       }
     } catch (IOException e) {
       throw new PrepareException("cannot stop unused MPS daemons: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A daemon under our directory was started by this plugin, which switched its GPU to {@code
+   * EXCLUSIVE_PROCESS}; no prepared claim needs that any more. A MIG device has no compute mode of
+   * its own. A GPU that is gone (or a tool that fails) is logged, not fatal: the start-up goes on.
+   */
+  private void restoreComputeMode(String uuid) {
+    if (!uuid.startsWith("GPU-")) {
+      return;
+    }
+    try {
+      smi.setComputeMode(uuid, "DEFAULT");
+    } catch (IOException e) {
+      LOG.atWarn()
+          .addKeyValue("device.uuid", uuid)
+          .setCause(e)
+          .log("cannot restore the compute mode of a GPU whose unused MPS daemon was stopped");
     }
   }
 

@@ -27,6 +27,7 @@ public final class SharingPlanner {
   /** The actions that set up the claim's devices, or why the claim cannot have them. */
   public List<SharingAction> prepare(ClaimRef ref, List<PlannedDevice> plan, Checkpoint checkpoint)
       throws PrepareException {
+    refuseSeveralMpsDevices(ref, plan);
     var actions = new ArrayList<SharingAction>();
     for (PlannedDevice device : distinct(plan)) {
       List<Holder> others = holders(checkpoint, ref.uid(), device.uuid());
@@ -99,15 +100,46 @@ public final class SharingPlanner {
   public List<SharingAction.EnsureMps> daemonsInUse(Checkpoint checkpoint) {
     Map<String, SharingAction.EnsureMps> byUuid = new LinkedHashMap<>();
     for (ClaimEntry entry : checkpoint.claims().values()) {
-      for (PreparedDevice device : entry.devices()) {
-        if ("MPS".equals(device.sharing())) {
-          byUuid.putIfAbsent(
-              device.uuid(),
-              new SharingAction.EnsureMps(device.uuid(), device.device(), wholeGpu(device)));
-        }
+      daemonsOf(entry).forEach(d -> byUuid.putIfAbsent(d.deviceUuid(), d));
+    }
+    return List.copyOf(byUuid.values());
+  }
+
+  /**
+   * The MPS daemons one prepared claim needs: checked again when the kubelet asks to prepare a
+   * claim that is already prepared, so a daemon that died since is started again.
+   */
+  public List<SharingAction.EnsureMps> daemonsOf(ClaimEntry entry) {
+    Map<String, SharingAction.EnsureMps> byUuid = new LinkedHashMap<>();
+    for (PreparedDevice device : entry.devices()) {
+      if ("MPS".equals(device.sharing())) {
+        byUuid.putIfAbsent(
+            device.uuid(),
+            new SharingAction.EnsureMps(device.uuid(), device.device(), wholeGpu(device)));
       }
     }
     return List.copyOf(byUuid.values());
+  }
+
+  /**
+   * A process reaches one MPS control daemon (its {@code CUDA_MPS_PIPE_DIRECTORY}) and its limits
+   * name device ordinals, while the plugin runs one daemon per device: a container given two MPS
+   * devices of one claim would get two pipe directories and two limits for ordinal 0, of which only
+   * one wins. Which containers get which of a claim's devices is not known here, so such a claim is
+   * refused.
+   */
+  private static void refuseSeveralMpsDevices(ClaimRef ref, List<PlannedDevice> plan)
+      throws PrepareException {
+    List<PlannedDevice> mps =
+        distinct(plan).stream().filter(d -> d.config().sharing() instanceof Sharing.Mps).toList();
+    if (mps.size() > 1) {
+      throw new PrepareException(
+          "claim %s asks for MPS on %d devices (%s); a container can use one MPS control daemon and the plugin runs one per device, so a claim may share at most one device through MPS: use one claim per device"
+              .formatted(
+                  ref,
+                  mps.size(),
+                  String.join(", ", mps.stream().map(d -> d.name().value()).toList())));
+    }
   }
 
   private static void refuseOtherStrategies(

@@ -360,5 +360,47 @@ class DeviceStateTest {
         .hasSize(1); // the leftover, not ours
     assertThat(mpsPaths().deviceDir("GPU-leftover")).doesNotExist();
     assertThat(mpsPaths().pidFile("GPU-00000000")).exists();
+    // The leftover's GPU goes back to the default compute mode; ours stays exclusive.
+    assertThat(runner.of("nvidia-smi"))
+        .containsExactly("-i GPU-00000000 -c EXCLUSIVE_PROCESS", "-i GPU-leftover -c DEFAULT");
+  }
+
+  @Test
+  void aRepeatedPrepareStartsADaemonThatDiedSince() throws Exception {
+    putShared("uid-1", "c1", "gpu-0", mps("GpuConfig", 30, "20Gi"));
+    var state = state("b1");
+    var first = state.prepare(ref);
+    assertThat(state.prepare(ref)).isEqualTo(first); // running: nothing is run again
+    assertThat(runner.of("nvidia-cuda-mps-control")).containsExactly("-d");
+
+    Files.writeString(mpsPaths().pidFile("GPU-00000000"), "999999999"); // no such process
+
+    assertThat(state.prepare(ref)).isEqualTo(first);
+    assertThat(runner.of("nvidia-cuda-mps-control")).containsExactly("-d", "-d");
+    assertThat(mpsPaths().pidFile("GPU-00000000"))
+        .hasContent(Long.toString(ProcessHandle.current().pid()));
+  }
+
+  @Test
+  void aRestartRollsBackAClaimWhosePrepareDidNotComplete() throws Exception {
+    // As if the plugin died after starting the daemon and writing the spec, before "completed".
+    putShared("uid-1", "c1", "gpu-0", mps("GpuConfig", 30, "20Gi"));
+    putShared("uid-2", "c2", "gpu-1-mig-1g10gb-0", mps("MigDeviceConfig", 30, "5Gi"));
+    var state = state("b1");
+    state.prepare(ref);
+    state.prepare(ref2);
+    Checkpoint done = store.load("b1");
+    store.save(done.with("uid-1", done.claims().get("uid-1").withState(ClaimState.PrepareStarted)));
+    runner.calls.clear();
+
+    state("b1").recover();
+
+    assertThat(store.load("b1").claims()).containsOnlyKeys("uid-2");
+    assertThat(cdi.specFile("uid-1")).doesNotExist();
+    assertThat(cdi.specFile("uid-2")).exists();
+    assertThat(mpsPaths().deviceDir("GPU-00000000")).doesNotExist();
+    assertThat(mpsPaths().pidFile("MIG-0000001")).exists(); // the completed claim's daemon stays
+    assertThat(runner.calls)
+        .containsExactly("nvidia-cuda-mps-control | quit", "nvidia-smi -i GPU-00000000 -c DEFAULT");
   }
 }

@@ -156,6 +156,30 @@ class SharingPlannerTest {
   }
 
   @Test
+  void aClaimWithTwoMpsDevicesIsRefusedNamingThem() {
+    // A container would get two pipe directories and two limits for device ordinal 0.
+    var twoDevices = List.of(onGpu0(mps(50, 10 * GIB)), onMig(mps(50, 5 * GIB)));
+
+    assertThatThrownBy(() -> planner.prepare(b, twoDevices, empty()))
+        .isInstanceOf(PrepareException.class)
+        .hasMessageContaining("claim default/b (uid-b) asks for MPS on 2 devices")
+        .hasMessageContaining("gpu-0, gpu-1-mig-1g10gb-0")
+        .hasMessageContaining("at most one device through MPS");
+  }
+
+  @Test
+  void oneMpsDeviceBesideATimeSlicedOneIsFine() throws Exception {
+    var devices =
+        List.of(
+            onGpu0(mps(50, 10 * GIB)),
+            onGpu0(mps(50, 10 * GIB)), // the same device for a second request
+            onMig(new Sharing.Exclusive()));
+
+    assertThat(planner.prepare(b, devices, empty()))
+        .containsExactly(new SharingAction.EnsureMps("GPU-00000000", "gpu-0", true));
+  }
+
+  @Test
   void aMigDeviceGetsItsOwnDaemonAndKeepsItsGpusComputeMode() throws Exception {
     assertThat(planner.prepare(b, List.of(onMig(mps(null, 5 * GIB))), empty()))
         .containsExactly(new SharingAction.EnsureMps("MIG-0000001", "gpu-1-mig-1g10gb-0", false));
