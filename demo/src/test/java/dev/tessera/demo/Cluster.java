@@ -4,9 +4,10 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * A cluster the end-to-end tests run on, with one node whose kubelet the node plugin registers
- * with. Today: the local cluster from upstream binaries ({@link LocalBinaryCluster}); a kind
- * cluster (Testcontainers, where a Docker engine exists) comes with the packaging issue.
+ * A cluster the end-to-end tests run on: the local cluster from upstream binaries ({@link
+ * LocalBinaryCluster}), whose one node Tessera runs on as host processes, or kind through
+ * Testcontainers ({@link KindCluster}) where a Docker engine exists, for the tests that need only
+ * the API server. {@link Clusters} picks one.
  */
 interface Cluster {
 

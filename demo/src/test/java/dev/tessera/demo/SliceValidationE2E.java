@@ -43,7 +43,7 @@ class SliceValidationE2E {
 
   @BeforeAll
   static void connect() throws Exception {
-    Cluster cluster = Clusters.require();
+    Cluster cluster = Clusters.requireApiServer();
     roots = Files.createTempDirectory("tessera-validation");
     client =
         new KubernetesClientBuilder()
