@@ -79,6 +79,32 @@ class DeviceHealthE2E {
         Duration.ofNanos(System.nanoTime() - tainted).toMillis());
     String saw = tessera.saw("both-gpus-pod", null);
     assertThat(TesseraOnNode.gpus(saw)).containsExactlyInAnyOrder("0", "1");
+
+    // The running pod's GPU fails: the kubelet hears it on the plugin's health stream and shows
+    // it in the container's status.
+    tessera.injectNvmlEvent("0 xid 79");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(allocatedResourceHealth())
+                    .as("allocatedResourcesStatus of the pod's container")
+                    .contains("Unhealthy"));
+  }
+
+  /** Every resource health the kubelet reports in the pod's container statuses. */
+  private static List<String> allocatedResourceHealth() {
+    var statuses = pod().getStatus().getContainerStatuses();
+    if (statuses == null) {
+      return List.of();
+    }
+    return statuses.stream()
+        .filter(c -> c.getAllocatedResourcesStatus() != null)
+        .flatMap(c -> c.getAllocatedResourcesStatus().stream())
+        .filter(r -> r.getResources() != null)
+        .flatMap(r -> r.getResources().stream())
+        .map(r -> r.getHealth())
+        .toList();
   }
 
   private static Pod pod() {
