@@ -148,7 +148,8 @@ final class TesseraOnNode implements AutoCloseable {
     return startController(cluster, work.resolve("controller-2"), controllerEnv);
   }
 
-  private static PluginProcess startPlugin(Path work, Map<String, String> env) throws IOException {
+  /** Starts the node plugin's jar as its own process, configured by {@code env}. */
+  static PluginProcess startPlugin(Path work, Map<String, String> env) throws IOException {
     return PluginProcess.start(
         REPO.resolve("kubelet-plugin/target/tessera-kubelet-plugin.jar"), work, jvmOptions(), env);
   }
