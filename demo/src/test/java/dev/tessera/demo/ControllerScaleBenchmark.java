@@ -1,8 +1,8 @@
 package dev.tessera.demo;
 
 import dev.tessera.api.GpuNodeNames;
-import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.controller.render.Fleets;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.plugin.discovery.GpuDiscovery;
 import dev.tessera.plugin.it.SimulatedNode;
@@ -178,7 +178,11 @@ public final class ControllerScaleBenchmark {
     var stored = gpuNodes.resource(gpuNode).create();
     stored.setAdditionalProperty(
         "status",
-        Map.of("gpuCount", 8, "inventory", json.convertValue(renamed(template, n), Map.class)));
+        Map.of(
+            "gpuCount",
+            8,
+            "inventory",
+            json.convertValue(Fleets.withOwnUuids(template, n), Map.class)));
     gpuNodes.resource(stored).updateStatus();
     client
         .leases()
@@ -195,33 +199,6 @@ public final class ControllerScaleBenchmark {
                 .endSpec()
                 .build())
         .create();
-  }
-
-  /** The template node with GPU UUIDs of its own. */
-  private static NodeInventory renamed(NodeInventory template, int n) {
-    String prefix = String.format(Locale.ROOT, "GPU-%08x", n);
-    List<Gpu> gpus =
-        template.gpus().stream()
-            .map(
-                g ->
-                    new Gpu(
-                        g.index(),
-                        g.minor(),
-                        prefix + g.uuid().substring(prefix.length()),
-                        g.productName(),
-                        g.brand(),
-                        g.architecture(),
-                        g.cudaComputeCapability(),
-                        g.memoryBytes(),
-                        g.pciBusId(),
-                        g.pcieRoot(),
-                        g.numaNode(),
-                        g.migMode(),
-                        g.migDevices(),
-                        g.migProfiles()))
-            .toList();
-    return new NodeInventory(
-        template.driverVersion(), template.cudaDriverVersion(), template.nvmlVersion(), gpus);
   }
 
   /** Pools whose highest generation is complete. */

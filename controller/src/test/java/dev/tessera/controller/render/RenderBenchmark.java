@@ -1,6 +1,5 @@
 package dev.tessera.controller.render;
 
-import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.publish.PoolReconciler;
 import dev.tessera.controller.publish.PoolSlices;
@@ -34,7 +33,7 @@ public final class RenderBenchmark {
     List<List<ResourceSlice>> published = new ArrayList<>();
     long heapBefore = usedHeapAfterGc();
     for (int n = 0; n < nodes; n++) {
-      NodeInventory node = renamed(template, n);
+      NodeInventory node = Fleets.withOwnUuids(template, n);
       fleet.add(node);
       List<SliceWrite> writes =
           reconciler.reconcile(
@@ -113,32 +112,5 @@ public final class RenderBenchmark {
       System.gc();
     }
     return runtime.totalMemory() - runtime.freeMemory();
-  }
-
-  /** The template node with GPU UUIDs of its own (rendering must not share work across nodes). */
-  private static NodeInventory renamed(NodeInventory template, int n) {
-    String prefix = String.format(Locale.ROOT, "GPU-%08x", n);
-    List<Gpu> gpus =
-        template.gpus().stream()
-            .map(
-                g ->
-                    new Gpu(
-                        g.index(),
-                        g.minor(),
-                        prefix + g.uuid().substring(prefix.length()),
-                        g.productName(),
-                        g.brand(),
-                        g.architecture(),
-                        g.cudaComputeCapability(),
-                        g.memoryBytes(),
-                        g.pciBusId(),
-                        g.pcieRoot(),
-                        g.numaNode(),
-                        g.migMode(),
-                        g.migDevices(),
-                        g.migProfiles()))
-            .toList();
-    return new NodeInventory(
-        template.driverVersion(), template.cudaDriverVersion(), template.nvmlVersion(), gpus);
   }
 }

@@ -65,13 +65,13 @@ public final class MigPrepareBenchmark {
           new KubeletClient(plugin.registrationSocket(), plugin.draSocket())) {
         kubelet.notifyRegistration(true, "");
         for (int i = 0; i < warmup; i++) {
-          cycle(kubelet, claims.get(i % 8), new long[1], new long[1], 0);
+          Cycles.cycle(kubelet, claims.get(i % 8), new long[1], new long[1], 0);
         }
         long[] prepares = new long[cycles];
         long[] unprepares = new long[cycles];
         long start = System.nanoTime();
         for (int i = 0; i < cycles; i++) {
-          cycle(kubelet, claims.get(i % 8), prepares, unprepares, i);
+          Cycles.cycle(kubelet, claims.get(i % 8), prepares, unprepares, i);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         Arrays.sort(prepares);
@@ -80,15 +80,15 @@ public final class MigPrepareBenchmark {
         System.out.printf(
             Locale.ROOT,
             "| MIG prepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
-            pct(prepares, 50),
-            pct(prepares, 90),
-            pct(prepares, 99));
+            Cycles.pct(prepares, 50),
+            Cycles.pct(prepares, 90),
+            Cycles.pct(prepares, 99));
         System.out.printf(
             Locale.ROOT,
             "| MIG unprepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
-            pct(unprepares, 50),
-            pct(unprepares, 90),
-            pct(unprepares, 99));
+            Cycles.pct(unprepares, 50),
+            Cycles.pct(unprepares, 90),
+            Cycles.pct(unprepares, 99));
         System.out.printf(Locale.ROOT, "| cycles/s | %.0f |%n", cycles / seconds);
         System.out.printf(
             Locale.ROOT,
@@ -105,27 +105,5 @@ public final class MigPrepareBenchmark {
       }
       TestFiles.deleteTree(dir);
     }
-  }
-
-  private static void cycle(
-      KubeletClient kubelet, ResourceClaim claim, long[] prepares, long[] unprepares, int i) {
-    String uid = claim.getMetadata().getUid();
-    long t = System.nanoTime();
-    String error = kubelet.prepare(claim).get(uid).getError();
-    prepares[i] = System.nanoTime() - t;
-    if (!error.isEmpty()) {
-      throw new IllegalStateException("prepare failed: " + error);
-    }
-    t = System.nanoTime();
-    error = kubelet.unprepare(claim);
-    unprepares[i] = System.nanoTime() - t;
-    if (!error.isEmpty()) {
-      throw new IllegalStateException("unprepare failed: " + error);
-    }
-  }
-
-  private static double pct(long[] sorted, int percentile) {
-    int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
-    return sorted[Math.max(0, index)] / 1e6;
   }
 }

@@ -104,15 +104,15 @@ public final class PluginBenchmark {
         System.out.printf(
             Locale.ROOT,
             "| prepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
-            pct(prepares, 50),
-            pct(prepares, 90),
-            pct(prepares, 99));
+            Cycles.pct(prepares, 50),
+            Cycles.pct(prepares, 90),
+            Cycles.pct(prepares, 99));
         System.out.printf(
             Locale.ROOT,
             "| unprepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
-            pct(unprepares, 50),
-            pct(unprepares, 90),
-            pct(unprepares, 99));
+            Cycles.pct(unprepares, 50),
+            Cycles.pct(unprepares, 90),
+            Cycles.pct(unprepares, 99));
         System.out.printf(Locale.ROOT, "| prepare+unprepare cycles/s | %.0f |%n", cycles / seconds);
         System.out.printf(
             Locale.ROOT, "| RSS after %d cycles | %.1f MiB |%n", warmup + cycles, rssKib / 1024.0);
@@ -171,11 +171,6 @@ public final class PluginBenchmark {
       throw new IllegalStateException("unprepare failed: " + error);
     }
     return elapsed;
-  }
-
-  private static double pct(long[] sorted, int percentile) {
-    int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
-    return sorted[Math.max(0, index)] / 1e6;
   }
 
   private static long rssKib(long pid) throws IOException {
