@@ -25,6 +25,9 @@ import java.util.List;
  *     (batches writes under churn; the kubelet never waits for them)
  * @param leaseNamespace where the plugin's Lease ({@code tessera-<node>}) lives
  * @param leaseDuration how long the Lease holds without renewal (renewed every quarter of it)
+ * @param instance names this plugin process's sockets apart from another instance's on the node
+ *     (the pod's UID in a DaemonSet, so a rolling upgrade runs old and new side by side); empty for
+ *     the plain names
  * @param healthRecovery how long a device problem must stay unseen (with the GPU answering NVML)
  *     before the device counts as healthy again
  * @param healthIgnoredXids XIDs to publish as informational only, besides the application XIDs
@@ -45,6 +48,7 @@ public record PluginConfig(
     @Bindable(defaultValue = "100ms") Duration statusWriteDelay,
     @Bindable(defaultValue = "kube-node-lease") String leaseNamespace,
     @Bindable(defaultValue = "40s") Duration leaseDuration,
+    @Nullable String instance,
     @Bindable(defaultValue = "5m") Duration healthRecovery,
     @Nullable List<Integer> healthIgnoredXids,
     @Bindable(defaultValue = "30s") Duration toolTimeout) {
@@ -62,11 +66,15 @@ public record PluginConfig(
   }
 
   public Path draSocket() {
-    return pluginDir().resolve("dra.sock");
+    return pluginDir().resolve(instanced() ? "dra-" + instance + ".sock" : "dra.sock");
   }
 
   public Path registrationSocket() {
-    return Path.of(registryDir, driverName + "-reg.sock");
+    return Path.of(registryDir, driverName + (instanced() ? "-" + instance : "") + "-reg.sock");
+  }
+
+  private boolean instanced() {
+    return instance != null && !instance.isBlank();
   }
 
   public Path dataDirectory() {

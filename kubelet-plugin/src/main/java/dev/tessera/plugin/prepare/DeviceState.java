@@ -18,21 +18,20 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Owns the prepared claims of this node: one lock serializes every prepare and unprepare, the
- * checkpoint records each claim in two phases (started before any device work or CDI file exists,
- * completed after), and any failure rolls back what was done so nothing is left half made.
+ * Owns the prepared claims of this node: one lock ({@link NodeLock}, shared with any other plugin
+ * process on the node) serializes every prepare and unprepare, the checkpoint records each claim in
+ * two phases (started before any device work or CDI file exists, completed after), and any failure
+ * rolls back what was done so nothing is left half made.
  */
 public final class DeviceState {
   private static final Logger LOG = LoggerFactory.getLogger(DeviceState.class);
 
-  private final ReentrantLock lock = new ReentrantLock();
   private final ClaimSource claims;
   private final ClaimPlanner planner;
   private final Supplier<NodeInventory> inventory;
@@ -43,6 +42,8 @@ public final class DeviceState {
   private final SharingPlanner sharingPlanner;
   private final SharingEffects sharing;
   private final DynamicMig mig;
+  private final NodeLock lock;
+  private final String bootId;
   private Checkpoint checkpoint;
 
   public DeviceState(
@@ -67,7 +68,19 @@ public final class DeviceState {
     this.sharingPlanner = sharingPlanner;
     this.sharing = sharing;
     this.mig = mig;
+    this.bootId = bootId;
+    this.lock = new NodeLock(store.file().resolveSibling(store.file().getFileName() + ".lock"));
     this.checkpoint = store.load(bootId);
+  }
+
+  /**
+   * Reads the checkpoint again: another plugin process on the node (the old or new instance during
+   * a rolling upgrade) may have written it since. Called with the node lock held. Always, not "when
+   * changed": a file's time and inode can repeat across two quick atomic rewrites, and the read of
+   * a few KiB is cheap next to the fsyncs of a prepare.
+   */
+  private void refresh() {
+    checkpoint = store.load(bootId);
   }
 
   /**
@@ -79,8 +92,8 @@ public final class DeviceState {
    * checkpointed claims use are found again (or started, after a reboot); others are stopped.
    */
   public void recover() throws IOException {
-    lock.lock();
-    try {
+    try (var held = lockForRecovery()) {
+      refresh();
       for (String uid : cdiWriter.claimUidsWithSpecs()) {
         if (!checkpoint.claims().containsKey(uid)) {
           LOG.atWarn().addKeyValue("claim.uid", uid).log("removing CDI spec of unknown claim");
@@ -89,14 +102,11 @@ public final class DeviceState {
       }
       rollBackUnfinished();
       try {
-        checkpoint = mig.reconcile(checkpoint);
-        store.save(checkpoint);
+        save(mig.reconcile(checkpoint));
         sharing.reconcile(sharingPlanner.daemonsInUse(checkpoint));
       } catch (PrepareException e) {
         throw new IOException(e.getMessage(), e);
       }
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -124,8 +134,9 @@ public final class DeviceState {
 
   /** The devices prepared for the claim; the same answer again when it is already prepared. */
   public List<PreparedDevice> prepare(ClaimRef ref) throws PrepareException {
-    lock.lock();
-    try (var mdc = ClaimLogContext.of(ref)) {
+    try (var held = lock.acquire();
+        var mdc = ClaimLogContext.of(ref)) {
+      refresh();
       ClaimEntry existing = checkpoint.claims().get(ref.uid());
       if (existing != null && existing.state() == ClaimState.PrepareCompleted) {
         LOG.debug("claim already prepared");
@@ -179,15 +190,14 @@ public final class DeviceState {
       claims.reportPrepared(ref, prepared);
       LOG.atInfo().addKeyValue("devices", prepared.size()).log("claim prepared");
       return prepared;
-    } finally {
-      lock.unlock();
     }
   }
 
   /** Undoes the claim's preparation; a claim we never prepared is already unprepared. */
   public void unprepare(ClaimRef ref) throws PrepareException {
-    lock.lock();
-    try (var mdc = ClaimLogContext.of(ref)) {
+    try (var held = lock.acquire();
+        var mdc = ClaimLogContext.of(ref)) {
+      refresh();
       if (!checkpoint.claims().containsKey(ref.uid())) {
         deleteSpec(ref);
         LOG.debug("claim not prepared here; nothing to undo");
@@ -196,18 +206,21 @@ public final class DeviceState {
       rollBack(ref);
       claims.clearPrepared(ref);
       LOG.info("claim unprepared");
-    } finally {
-      lock.unlock();
     }
   }
 
   /** The checkpoint as it is now (for metrics and tests). */
   public Checkpoint checkpoint() {
-    lock.lock();
-    try {
+    try (var held = lock.acquireLocal()) {
       return checkpoint;
-    } finally {
-      lock.unlock();
+    }
+  }
+
+  private NodeLock.Held lockForRecovery() throws IOException {
+    try {
+      return lock.acquire();
+    } catch (PrepareException e) {
+      throw new IOException(e.getMessage(), e);
     }
   }
 

@@ -27,6 +27,7 @@ public final class PluginHarness implements AutoCloseable {
   private final Map<String, Object> extraProperties = new LinkedHashMap<>();
   private ApplicationContext context;
   private KubeletClient kubelet;
+  private String instance;
 
   public PluginHarness(Path dir, Path driverRoot, MockApiServer api) throws IOException {
     this.dir = dir;
@@ -41,11 +42,22 @@ public final class PluginHarness implements AutoCloseable {
   }
 
   public Path registrationSocket() {
-    return dir.resolve("plugins_registry/" + DRIVER + "-reg.sock");
+    return dir.resolve(
+        "plugins_registry/" + DRIVER + (instance == null ? "" : "-" + instance) + "-reg.sock");
   }
 
   public Path draSocket() {
-    return dir.resolve("plugins/" + DRIVER + "/dra.sock");
+    return dir.resolve(
+        "plugins/" + DRIVER + "/" + (instance == null ? "dra.sock" : "dra-" + instance + ".sock"));
+  }
+
+  /**
+   * Names this plugin's sockets apart ({@code tessera.instance}), as a second instance on the same
+   * node dirs during a rolling upgrade has them.
+   */
+  public PluginHarness asInstance(String instance) {
+    this.instance = instance;
+    return withProperty("tessera.instance", instance);
   }
 
   public Path cdiDir() {
