@@ -23,16 +23,28 @@ public class NvmlFactory {
     return JnaNvml.open(Path.of(config.driverRoot()));
   }
 
-  /** The inventory seen at start-up; MIG devices that prepare creates are tracked by prepare. */
+  /**
+   * The inventory seen at start-up (again after a start-up rollback that changed MIG state); MIG
+   * devices that prepare creates are tracked by prepare.
+   */
   @Singleton
-  Supplier<NodeInventory> inventory(Nvml nvml, PluginConfig config) {
-    NodeInventory inventory = GpuDiscovery.onNode(nvml, Path.of(config.driverRoot())).discover();
-    LOG.atInfo()
-        .addKeyValue("gpus", inventory.gpus().size())
-        .addKeyValue("driverVersion", inventory.driverVersion())
-        .addKeyValue(
-            "uptimeMs", java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime())
-        .log("discovered GPUs");
-    return () -> inventory;
+  RediscoverableInventory discoveredInventory(Nvml nvml, PluginConfig config) {
+    return new RediscoverableInventory(
+        () -> {
+          NodeInventory inventory =
+              GpuDiscovery.onNode(nvml, Path.of(config.driverRoot())).discover();
+          LOG.atInfo()
+              .addKeyValue("gpus", inventory.gpus().size())
+              .addKeyValue("driverVersion", inventory.driverVersion())
+              .addKeyValue(
+                  "uptimeMs", java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime())
+              .log("discovered GPUs");
+          return inventory;
+        });
+  }
+
+  @Singleton
+  Supplier<NodeInventory> inventory(RediscoverableInventory inventory) {
+    return inventory::current;
   }
 }

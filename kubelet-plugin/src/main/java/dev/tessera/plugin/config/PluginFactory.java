@@ -139,6 +139,7 @@ public class PluginFactory {
       BeanProvider<KubernetesClient> client,
       ApiServerClaims claims,
       Supplier<NodeInventory> inventory,
+      RediscoverableInventory discovered,
       CdiSpecBuilder cdiBuilder,
       NodePaths paths,
       SharingEffects sharing,
@@ -166,7 +167,8 @@ public class PluginFactory {
         new SharingPlanner(),
         sharing,
         new DynamicMig(new MigPlanner(), new NvmlMigHardware(nvml), inventory),
-        BootId.read(Path.of(config.bootIdFile())));
+        BootId.read(Path.of(config.bootIdFile())),
+        discovered::rediscover);
   }
 
   @Singleton

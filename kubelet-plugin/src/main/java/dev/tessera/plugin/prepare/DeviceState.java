@@ -44,6 +44,7 @@ public final class DeviceState {
   private final DynamicMig mig;
   private final NodeLock lock;
   private final String bootId;
+  private final Runnable rediscoverInventory;
   private Checkpoint checkpoint;
 
   public DeviceState(
@@ -58,6 +59,39 @@ public final class DeviceState {
       SharingEffects sharing,
       DynamicMig mig,
       String bootId) {
+    this(
+        claims,
+        planner,
+        inventory,
+        cdiBuilder,
+        deviceEdits,
+        cdiWriter,
+        store,
+        sharingPlanner,
+        sharing,
+        mig,
+        bootId,
+        () -> {});
+  }
+
+  /**
+   * @param rediscoverInventory discovers the node's inventory again; run when the start-up rollback
+   *     destroyed MIG devices (or switched MIG mode off) that the start-up discovery saw
+   */
+  public DeviceState(
+      ClaimSource claims,
+      ClaimPlanner planner,
+      Supplier<NodeInventory> inventory,
+      CdiSpecBuilder cdiBuilder,
+      DeviceEditsResolver deviceEdits,
+      CdiSpecWriter cdiWriter,
+      CheckpointStore store,
+      SharingPlanner sharingPlanner,
+      SharingEffects sharing,
+      DynamicMig mig,
+      String bootId,
+      Runnable rediscoverInventory) {
+    this.rediscoverInventory = rediscoverInventory;
     this.claims = claims;
     this.planner = planner;
     this.inventory = inventory;
@@ -100,12 +134,21 @@ public final class DeviceState {
           cdiWriter.delete(uid);
         }
       }
+      // MIG devices of unfinished claims (and MIG mode they switched on) are about to go: the
+      // inventory discovered before saw them.
+      boolean migChanges =
+          checkpoint.claims().values().stream()
+              .anyMatch(e -> e.state() != ClaimState.PrepareCompleted && !e.createdMig().isEmpty());
       rollBackUnfinished();
       try {
         save(mig.reconcile(checkpoint));
         sharing.reconcile(sharingPlanner.daemonsInUse(checkpoint));
       } catch (PrepareException e) {
         throw new IOException(e.getMessage(), e);
+      }
+      if (migChanges) {
+        LOG.info("MIG devices of unfinished claims were destroyed; discovering the GPUs again");
+        rediscoverInventory.run();
       }
     }
   }
@@ -225,17 +268,18 @@ public final class DeviceState {
   }
 
   /**
-   * Undoes the claim's sharing set-up where no other claim needs it, destroys the MIG devices made
-   * for it, then removes its spec and entry. The entry goes last: if undoing fails, it is still
-   * there to be undone by the next attempt.
+   * Undoes the claim's sharing set-up where no other claim needs it, removes its spec (no container
+   * can be given a device that is going away), destroys the MIG devices made for it, then drops its
+   * entry. The entry goes last: if undoing fails, it is still there to be undone by the next
+   * attempt.
    */
   private void rollBack(ClaimRef ref) throws PrepareException {
     sharing.apply(sharingPlanner.release(ref.uid(), checkpoint));
+    deleteSpec(ref);
     ClaimEntry entry = checkpoint.claims().get(ref.uid());
     if (entry != null) {
       mig.destroy(entry.createdMig());
     }
-    deleteSpec(ref);
     save(checkpoint.without(ref.uid()));
   }
 

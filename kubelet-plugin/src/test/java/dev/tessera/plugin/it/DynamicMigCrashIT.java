@@ -1,103 +1,537 @@
 package dev.tessera.plugin.it;
 
 import static dev.tessera.plugin.Fixtures.claim;
+import static dev.tessera.plugin.Fixtures.config;
+import static dev.tessera.plugin.Fixtures.mps;
 import static dev.tessera.plugin.Fixtures.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tessera.plugin.k8s.GpuNodeReporter;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * SIGKILL of the plugin process in the middle of a dynamic MIG prepare: after the GPU instance is
- * made and before its compute instance is (the simulator's per-call delay holds the plugin there).
- * The restarted plugin destroys the half-made instance before it serves the kubelet, and the
- * kubelet's retry prepares the claim from scratch.
+ * SIGKILL of the plugin process at each step of a dynamic MIG prepare and unprepare, then a
+ * restart: the node ends consistent (no GPU instance the checkpoint does not account for, no CDI
+ * spec or checkpoint entry of a claim whose prepare did not complete, MIG mode back off where the
+ * claim switched it on, the admin's MIG devices untouched), and the kubelet's retry of the call
+ * succeeds and ends clean.
+ *
+ * <p>The plugin is held at a step without any hook in it: the simulator's per-call delay ({@code
+ * delay_ms.<nvmlSymbol>}, read when the plugin opens NVML) holds it in the NVML call that would do
+ * the next step; a FIFO at the fixed temp-file name of the next atomic write (checkpoint or CDI
+ * spec) holds it in that write's open. Where a FIFO must block only the second of two writes, a
+ * short delay in the step before holds the plugin while the FIFO is made.
+ *
+ * <p>GPU 1 always carries an admin's 1g.10gb at slice 0 (GPU instance 7); GPU 0 carries one too
+ * when it starts in MIG mode, and starts with MIG mode off otherwise, so the claim's prepare must
+ * switch it on. The claim asks for {@code gpu-0-mig-1g10gb-3}: GPU instance 10.
  */
 class DynamicMigCrashIT {
   private static final Path JAR = Path.of("target/tessera-kubelet-plugin.jar").toAbsolutePath();
+  private static final String DEVICE = "gpu-0-mig-1g10gb-3";
+  private static final int GPU_INSTANCE = 10;
+  private static final String MPS_CONTROL = "nvidia-cuda-mps-control";
+  private static final int HOLD_MS = 60_000;
+
+  /** Where the plugin is killed; {@code migOff}: GPU 0 starts with MIG mode off. */
+  enum Step {
+    /** Intent checkpointed, in the GPU instance create: nothing made yet. */
+    PREPARE_AFTER_INTENT(true, false, false),
+    /** MIG mode switched on by this prepare, in the GPU instance create. */
+    PREPARE_AFTER_MIG_MODE_ON(true, true, false),
+    /** GPU instance made, in its compute instance create. */
+    PREPARE_AFTER_GPU_INSTANCE(true, false, false),
+    /** MIG mode on, GPU and compute instance made, before their ids are checkpointed. */
+    PREPARE_AFTER_COMPUTE_INSTANCE(true, true, false),
+    /** Ids checkpointed, before the CDI spec is written. */
+    PREPARE_AFTER_IDS_CHECKPOINTED(true, false, false),
+    /** MPS on the MIG device: daemon started and CDI spec written, before "completed". */
+    PREPARE_AFTER_CDI_SPEC(true, false, true),
+    /** CDI spec removed, in the compute instance destroy. */
+    UNPREPARE_AFTER_CDI_SPEC_REMOVED(false, true, false),
+    /** Compute instance destroyed, in the GPU instance destroy. */
+    UNPREPARE_AFTER_COMPUTE_INSTANCE_DESTROYED(false, true, false),
+    /** GPU instance destroyed and MIG mode off again, before the entry is dropped. */
+    UNPREPARE_AFTER_GPU_INSTANCE_DESTROYED(false, true, false);
+
+    final boolean prepare;
+    final boolean migOff;
+    final boolean mps;
+
+    Step(boolean prepare, boolean migOff, boolean mps) {
+      this.prepare = prepare;
+      this.migOff = migOff;
+      this.mps = mps;
+    }
+  }
 
   @TempDir Path dir;
   private final JsonMapper json = JsonMapper.builder().build();
+  private Path root;
+  private Path config;
+  private String plainConfig;
+  private String javaOpts;
+  private MockApiServer api;
+  private Path kubeconfig;
+  private PluginProcess plugin;
+  private KubeletClient kubelet;
+  private final List<Path> fifos = new ArrayList<>();
+  private List<String> adminGpuInstances;
 
-  @Test
-  void aPluginKilledBetweenGpuAndComputeInstanceLeavesNothingAfterItsRestart() throws Exception {
+  @AfterEach
+  void tearDown() throws Exception {
+    stopPlugin();
+    if (root != null) {
+      daemons().forEach(ProcessHandle::destroyForcibly);
+    }
+    if (api != null) {
+      api.close();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Step.class)
+  void aPluginKilledMidwayLeavesTheNodeConsistentAfterItsRestart(Step step) throws Exception {
     assertThat(JAR).as("the shaded plugin jar (built at package)").exists();
-    Path root =
-        SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 1, "--mig-enabled", "0");
-    Path config = root.resolve("etc/mock-nvml/config");
-    String plainConfig = Files.readString(config);
-    Files.writeString(config, plainConfig + "delay_ms.nvmlGpuInstanceCreateComputeInstance=5000\n");
-    // H100 1g.10gb at slice 3 is GPU instance 10.
-    Path giCapability = root.resolve("proc/driver/nvidia/capabilities/gpu0/mig/gi10/access");
-    String javaOpts =
+    root =
+        SimulatedNode.layOut(
+            dir.resolve("driver-root"),
+            "H100-SXM5-80GB",
+            2,
+            step.migOff
+                ? new String[] {"--mig", "1:19@0"}
+                : new String[] {"--mig-enabled", "0,1", "--mig", "0:19@0;1:19@0"});
+    config = root.resolve("etc/mock-nvml/config");
+    plainConfig = Files.readString(config);
+    javaOpts =
         Files.readAllLines(Path.of("jvm.options")).stream()
             .filter(l -> !l.startsWith("#"))
             .collect(Collectors.joining(" "));
+    api = new MockApiServer();
+    kubeconfig = api.writeKubeconfig(dir);
 
-    try (MockApiServer api = new MockApiServer()) {
-      ResourceClaim claim =
-          api.client()
-              .resource(
-                  claim("u", "crash", List.of(result("mig", "gpu-0-mig-1g10gb-3")), List.of()))
-              .create();
-      String uid = claim.getMetadata().getUid();
-      Path kubeconfig = api.writeKubeconfig(dir);
+    ResourceClaim claim =
+        api.client()
+            .resource(
+                claim(
+                    "u",
+                    "crash",
+                    List.of(result("mig", DEVICE)),
+                    step.mps
+                        ? List.of(
+                            config("FromClaim", List.of("mig"), mps("MigDeviceConfig", 50, "4Gi")))
+                        : List.of()))
+            .create();
+    String uid = claim.getMetadata().getUid();
 
-      PluginProcess first =
-          PluginProcess.start(
-              JAR, dir.resolve("node"), dir.resolve("cdi"), root, kubeconfig, javaOpts, "INFO");
-      try (first;
-          KubeletClient kubelet =
-              new KubeletClient(first.registrationSocket(), first.draSocket())) {
-        first.awaitRegistrationSocket();
-        kubelet.notifyRegistration(true, "");
-        var prepare = CompletableFuture.supplyAsync(() -> kubelet.prepare(claim));
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(giCapability));
-        ProcessHandle.of(first.pid()).orElseThrow().destroyForcibly();
-        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(first.pid()).isEmpty());
-        assertThat(prepare).failsWithin(Duration.ofSeconds(10));
-      }
-      // Half made: the intent is checkpointed, the GPU instance exists, no compute instance.
-      JsonNode entry =
-          json.readTree(Files.readString(first.checkpointFile())).get("claims").get(uid);
-      assertThat(entry.get("state").asString()).isEqualTo("PrepareStarted");
-      assertThat(entry.get("createdMig").get(0).get("device").asString())
-          .isEqualTo("gpu-0-mig-1g10gb-3");
-      assertThat(giCapability).exists();
-      assertThat(giCapability.resolveSibling("ci0")).doesNotExist();
-
-      Files.writeString(config, plainConfig);
-      // A killed plugin leaves its sockets behind; the wait below must see the new one.
-      Files.delete(first.registrationSocket());
-      PluginProcess second =
-          PluginProcess.start(
-              JAR, dir.resolve("node"), dir.resolve("cdi"), root, kubeconfig, javaOpts, "INFO");
-      try (second;
-          KubeletClient kubelet =
-              new KubeletClient(second.registrationSocket(), second.draSocket())) {
-        second.awaitRegistrationSocket();
-        // Cleaned at start-up, before the kubelet could call.
-        assertThat(giCapability).doesNotExist();
-        kubelet.notifyRegistration(true, "");
-
-        assertThat(kubelet.prepare(claim).get(uid).getError()).isEmpty();
-        assertThat(giCapability).exists();
-        assertThat(giCapability.resolveSibling("ci0/access")).exists();
-        assertThat(kubelet.unprepare(claim)).isEmpty();
-        assertThat(giCapability).doesNotExist();
-        assertThat(json.readTree(Files.readString(second.checkpointFile())).get("claims").size())
-            .isZero();
-      }
+    // The per-call delays are read when the plugin opens NVML: set before it starts.
+    Files.writeString(config, plainConfig + delays(step));
+    startPlugin();
+    // The simulator writes its state file when NVML is first opened on the root.
+    List<String> adminInstances = adminInstances();
+    adminGpuInstances = gpuInstances();
+    assertThat(adminInstances).hasSize(step.migOff ? 2 : 4);
+    assertThat(migMode()).isEqualTo(step.migOff ? "0" : "1");
+    if (!step.prepare) {
+      assertThat(prepareError(claim)).isEmpty();
+      assertThat(giCapability()).exists();
     }
+
+    // Hold the plugin at the step, then kill it there.
+    Path cdiTemp = plugin.cdiDir().resolve(".k8s.gpu.tessera.dev-claim_" + uid + ".json.tmp");
+    Path checkpointTemp = plugin.checkpointFile().resolveSibling(".checkpoint.json.tmp");
+    CompletableFuture<?> call;
+    switch (step) {
+      case PREPARE_AFTER_INTENT -> {
+        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        awaitEntry(uid);
+      }
+      case PREPARE_AFTER_MIG_MODE_ON -> {
+        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> migMode().equals("1"));
+      }
+      case PREPARE_AFTER_GPU_INSTANCE -> {
+        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(giCapability()));
+      }
+      case PREPARE_AFTER_COMPUTE_INSTANCE -> {
+        // In the compute instance create (short delay) the intent is written: the next write,
+        // of the ids, blocks.
+        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(giCapability()));
+        fifo(checkpointTemp);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(ciCapability()));
+      }
+      case PREPARE_AFTER_IDS_CHECKPOINTED -> {
+        fifo(cdiTemp);
+        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> createdMig(uid).map(c -> c.hasNonNull("gpuInstanceId")).orElse(false));
+      }
+      case PREPARE_AFTER_CDI_SPEC -> {
+        // In the MPS daemon's start (short tool delay) the ids are written: the next write, of
+        // "completed", blocks after the spec.
+        holdTool(MPS_CONTROL, 1_500);
+        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> countLines(toolLog(MPS_CONTROL)) > 0);
+        fifo(checkpointTemp);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(spec(uid)));
+      }
+      case UNPREPARE_AFTER_CDI_SPEC_REMOVED -> {
+        call = CompletableFuture.supplyAsync(() -> kubelet.unprepare(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(spec(uid)));
+      }
+      case UNPREPARE_AFTER_COMPUTE_INSTANCE_DESTROYED -> {
+        call = CompletableFuture.supplyAsync(() -> kubelet.unprepare(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(ciCapability()));
+      }
+      case UNPREPARE_AFTER_GPU_INSTANCE_DESTROYED -> {
+        fifo(checkpointTemp);
+        call = CompletableFuture.supplyAsync(() -> kubelet.unprepare(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> migMode().equals("0"));
+      }
+      default -> throw new IllegalStateException(step.name());
+    }
+    killPlugin();
+    assertThat(call).failsWithin(Duration.ofSeconds(10));
+    assertHalfDone(step, uid);
+    Files.writeString(config, plainConfig);
+    for (Path fifo : fifos) {
+      Files.deleteIfExists(fifo);
+    }
+
+    startPlugin(); // the start-up reconcile is done once the registration socket is served
+    assertThat(adminInstances()).as("the admin's MIG devices").isEqualTo(adminInstances);
+    assertEveryGpuInstanceAccountedFor();
+    if (step.prepare) {
+      // Rolled back before the kubelet could call: nothing of the claim is left.
+      assertThat(claims().has(uid)).isFalse();
+      assertThat(spec(uid)).doesNotExist();
+      assertThat(giCapability()).doesNotExist();
+      assertThat(daemons()).isEmpty();
+      assertThat(migMode()).as("MIG mode").isEqualTo(step.migOff ? "0" : "1");
+      assertReportedGpu0(
+          step.migOff ? "DISABLED" : "ENABLED", step.migOff ? List.of() : List.of(7));
+
+      // The kubelet's retry prepares it from scratch.
+      assertThat(prepareError(claim)).isEmpty();
+      assertThat(claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
+      assertThat(spec(uid)).exists();
+      assertThat(ciCapability()).exists();
+      assertThat(daemons()).hasSize(step.mps ? 1 : 0);
+      assertEveryGpuInstanceAccountedFor();
+    } else {
+      // The unprepare did not complete: the claim is still prepared until the kubelet's retry.
+      assertThat(claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
+    }
+    assertThat(kubelet.unprepare(claim)).isEmpty();
+
+    assertThat(claims().size()).isZero();
+    assertThat(spec(uid)).doesNotExist();
+    assertThat(giCapability()).doesNotExist();
+    assertThat(daemons()).isEmpty();
+    assertThat(migMode()).as("MIG mode").isEqualTo(step.migOff ? "0" : "1");
+    assertThat(adminInstances()).as("the admin's MIG devices").isEqualTo(adminInstances);
+    assertEveryGpuInstanceAccountedFor();
+  }
+
+  private static String delays(Step step) {
+    String symbol =
+        switch (step) {
+          case PREPARE_AFTER_INTENT, PREPARE_AFTER_MIG_MODE_ON ->
+              "nvmlDeviceCreateGpuInstanceWithPlacement=" + HOLD_MS;
+          case PREPARE_AFTER_GPU_INSTANCE -> "nvmlGpuInstanceCreateComputeInstance=" + HOLD_MS;
+          case PREPARE_AFTER_COMPUTE_INSTANCE -> "nvmlGpuInstanceCreateComputeInstance=1500";
+          case UNPREPARE_AFTER_CDI_SPEC_REMOVED -> "nvmlComputeInstanceDestroy=" + HOLD_MS;
+          case UNPREPARE_AFTER_COMPUTE_INSTANCE_DESTROYED -> "nvmlGpuInstanceDestroy=" + HOLD_MS;
+          default -> null;
+        };
+    return symbol == null ? "" : "delay_ms." + symbol + "\n";
+  }
+
+  /** What the killed plugin left, before the restart: the step was really reached. */
+  private void assertHalfDone(Step step, String uid) throws IOException {
+    JsonNode entry = claims().get(uid);
+    assertThat(entry.get("state").asString())
+        .isEqualTo(step.prepare ? "PrepareStarted" : "PrepareCompleted");
+    JsonNode created = entry.get("createdMig").get(0);
+    assertThat(created.get("device").asString()).isEqualTo(DEVICE);
+    assertThat(created.get("enabledMigMode").asBoolean()).isEqualTo(step.migOff);
+    boolean idsRecorded = created.hasNonNull("gpuInstanceId");
+    switch (step) {
+      case PREPARE_AFTER_INTENT -> {
+        assertThat(idsRecorded).isFalse();
+        assertThat(giCapability()).doesNotExist();
+      }
+      case PREPARE_AFTER_MIG_MODE_ON -> {
+        assertThat(idsRecorded).isFalse();
+        assertThat(migMode()).isEqualTo("1");
+        assertThat(gpuInstances()).noneMatch(gi -> gi.startsWith("gi 0 "));
+      }
+      case PREPARE_AFTER_GPU_INSTANCE -> {
+        assertThat(idsRecorded).isFalse();
+        assertThat(giCapability()).exists();
+        assertThat(ciCapability()).doesNotExist();
+      }
+      case PREPARE_AFTER_COMPUTE_INSTANCE -> {
+        assertThat(idsRecorded).isFalse();
+        assertThat(migMode()).isEqualTo("1");
+        assertThat(ciCapability()).exists();
+      }
+      case PREPARE_AFTER_IDS_CHECKPOINTED -> {
+        assertThat(created.get("gpuInstanceId").asInt()).isEqualTo(GPU_INSTANCE);
+        assertThat(ciCapability()).exists();
+        assertThat(spec(uid)).doesNotExist();
+      }
+      case PREPARE_AFTER_CDI_SPEC -> {
+        assertThat(idsRecorded).isTrue();
+        assertThat(daemons()).hasSize(1);
+        assertThat(spec(uid)).exists();
+      }
+      case UNPREPARE_AFTER_CDI_SPEC_REMOVED -> {
+        assertThat(spec(uid)).doesNotExist();
+        assertThat(ciCapability()).exists();
+      }
+      case UNPREPARE_AFTER_COMPUTE_INSTANCE_DESTROYED -> {
+        assertThat(spec(uid)).doesNotExist();
+        assertThat(giCapability()).exists();
+        assertThat(ciCapability()).doesNotExist();
+      }
+      case UNPREPARE_AFTER_GPU_INSTANCE_DESTROYED -> {
+        assertThat(spec(uid)).doesNotExist();
+        assertThat(giCapability()).doesNotExist();
+        assertThat(migMode()).isEqualTo("0");
+      }
+      default -> throw new IllegalStateException(step.name());
+    }
+  }
+
+  /**
+   * The restarted plugin's GpuNode reports GPU 0 as it is after the start-up rollback, not as the
+   * killed plugin left it.
+   */
+  private void assertReportedGpu0(String migMode, List<Integer> gpuInstances) {
+    var gpuNodes = api.client().genericKubernetesResources(GpuNodeReporter.GPU_NODES);
+    // The status may be written in parts (the GpuNode first, its status next).
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              var gpuNode = gpuNodes.withName("node-a").get();
+              assertThat(gpuNode).isNotNull();
+              JsonNode gpu =
+                  json.valueToTree(gpuNode.getAdditionalProperties().get("status"))
+                      .get("inventory")
+                      .get("gpus")
+                      .get(0);
+              assertThat(gpu.get("migMode").asString()).as("reported MIG mode").isEqualTo(migMode);
+              List<Integer> ids = new ArrayList<>();
+              // Left out of the status when empty.
+              if (gpu.has("migDevices")) {
+                gpu.get("migDevices").forEach(m -> ids.add(m.get("gpuInstanceId").asInt()));
+              }
+              assertThat(ids).as("reported MIG devices").isEqualTo(gpuInstances);
+            });
+  }
+
+  /**
+   * Every GPU instance on the node is the admin's or one a checkpointed claim recorded (by id, or
+   * by profile and placement while only the intent is recorded).
+   */
+  private void assertEveryGpuInstanceAccountedFor() throws IOException {
+    List<JsonNode> recorded = new ArrayList<>();
+    claims().forEach(entry -> entry.get("createdMig").forEach(recorded::add));
+    for (String gi : gpuInstances()) {
+      if (adminGpuInstances.contains(gi)) {
+        continue;
+      }
+      // gi <gpu> <id> <profile id> <start> <size>
+      String[] f = gi.split(" ");
+      String gpuUuid = gpuLine(Integer.parseInt(f[1]))[6];
+      assertThat(recorded)
+          .as("a checkpointed claim accounts for GPU instance %s", gi)
+          .anyMatch(
+              c ->
+                  c.get("gpuUuid").asString().equals(gpuUuid)
+                      && c.get("profileId").asInt() == Integer.parseInt(f[3])
+                      && c.get("placement").get("start").asInt() == Integer.parseInt(f[4])
+                      && (!c.hasNonNull("gpuInstanceId")
+                          || c.get("gpuInstanceId").asInt() == Integer.parseInt(f[2])));
+    }
+  }
+
+  /** The state file's lines of the admin's GPU and compute instances (GPU instance 7). */
+  private List<String> adminInstances() throws IOException {
+    return stateLines()
+        .filter(l -> l.startsWith("gi ") || l.startsWith("ci "))
+        .filter(l -> l.split(" ")[2].equals("7"))
+        .toList();
+  }
+
+  private List<String> gpuInstances() throws IOException {
+    return stateLines().filter(l -> l.startsWith("gi ")).toList();
+  }
+
+  /** GPU 0's current MIG mode as the simulator keeps it ("1": on). */
+  private String migMode() throws IOException {
+    return gpuLine(0)[2];
+  }
+
+  /** {@code gpu idx cur pending computeMode timeslice uuid}. */
+  private String[] gpuLine(int index) throws IOException {
+    return stateLines()
+        .filter(l -> l.startsWith("gpu " + index + " "))
+        .findFirst()
+        .orElseThrow()
+        .split(" ");
+  }
+
+  private Stream<String> stateLines() throws IOException {
+    return Files.readAllLines(root.resolve("var/lib/mock-nvml/state")).stream();
+  }
+
+  private Path giCapability() {
+    return root.resolve("proc/driver/nvidia/capabilities/gpu0/mig/gi" + GPU_INSTANCE + "/access");
+  }
+
+  private Path ciCapability() {
+    return root.resolve(
+        "proc/driver/nvidia/capabilities/gpu0/mig/gi" + GPU_INSTANCE + "/ci0/access");
+  }
+
+  private void awaitEntry(String uid) {
+    await().atMost(Duration.ofSeconds(30)).until(() -> createdMig(uid).isPresent());
+  }
+
+  private Optional<JsonNode> createdMig(String uid) {
+    try {
+      JsonNode entry = claims().get(uid);
+      return entry == null || entry.get("createdMig").isEmpty()
+          ? Optional.empty()
+          : Optional.of(entry.get("createdMig").get(0));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  private void startPlugin() throws Exception {
+    plugin =
+        PluginProcess.start(
+            JAR, dir.resolve("node"), dir.resolve("cdi"), root, kubeconfig, javaOpts, "INFO");
+    kubelet = new KubeletClient(plugin.registrationSocket(), plugin.draSocket());
+    plugin.awaitRegistrationSocket();
+    // The socket file exists from bind(); on a loaded machine the server may not accept yet.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              kubelet.notifyRegistration(true, "");
+              return true;
+            });
+  }
+
+  private void stopPlugin() throws Exception {
+    if (kubelet != null) {
+      kubelet.close();
+      kubelet = null;
+    }
+    if (plugin != null) {
+      plugin.close();
+      plugin = null;
+    }
+  }
+
+  /**
+   * SIGKILL of the JVM and of the tool it runs (as a container kill); not of an MPS daemon it had
+   * started. Its sockets stay behind, as a killed plugin leaves them.
+   */
+  private void killPlugin() throws Exception {
+    List<ProcessHandle> daemons = daemons();
+    ProcessHandle jvm = ProcessHandle.of(plugin.pid()).orElseThrow();
+    List<ProcessHandle> tools =
+        jvm.descendants()
+            .filter(p -> !daemons.contains(p))
+            .filter(p -> p.parent().map(parent -> !daemons.contains(parent)).orElse(true))
+            .toList();
+    jvm.destroyForcibly();
+    tools.forEach(ProcessHandle::destroyForcibly);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !jvm.isAlive());
+    Path socket = plugin.registrationSocket();
+    stopPlugin();
+    // The next start's wait must see the new socket.
+    Files.deleteIfExists(socket);
+  }
+
+  /** The simulator's MPS daemons of this node: {@code sh -c … mps-daemon <pipe dir>}. */
+  private List<ProcessHandle> daemons() {
+    String mpsRoot = dir.resolve("node/plugins/gpu.tessera.dev/mps").toString();
+    try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+      return all.filter(
+              p -> {
+                Optional<String[]> args = p.info().arguments();
+                return args.isPresent()
+                    && List.of(args.get()).contains("mps-daemon")
+                    && String.join(" ", args.get()).contains(mpsRoot);
+              })
+          .toList();
+    }
+  }
+
+  private void holdTool(String tool, int millis) throws IOException {
+    Files.writeString(
+        config, Files.readString(config) + "tool_delay_ms." + tool + "=" + millis + "\n");
+  }
+
+  private Path toolLog(String tool) {
+    return root.resolve("var/log/mock-nvml/" + tool + ".log");
+  }
+
+  private static long countLines(Path log) {
+    try {
+      return Files.exists(log) ? Files.readAllLines(log).size() : 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  private void fifo(Path path) throws Exception {
+    Files.createDirectories(path.getParent());
+    Process mkfifo = new ProcessBuilder("mkfifo", path.toString()).inheritIO().start();
+    assertThat(mkfifo.waitFor()).isZero();
+    fifos.add(path);
+  }
+
+  private String prepareError(ResourceClaim claim) {
+    return kubelet.prepare(claim).get(claim.getMetadata().getUid()).getError();
+  }
+
+  private Path spec(String uid) {
+    return dir.resolve("cdi/k8s.gpu.tessera.dev-claim_" + uid + ".json");
+  }
+
+  private JsonNode claims() throws IOException {
+    return json.readTree(
+            Files.readString(dir.resolve("node/plugins/gpu.tessera.dev/checkpoint.json")))
+        .get("claims");
   }
 }
