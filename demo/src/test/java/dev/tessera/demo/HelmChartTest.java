@@ -118,6 +118,7 @@ class HelmChartTest {
     assertThat(env(env, "TESSERA_CONTROLLER_ELECTION_NAMESPACE")).isEqualTo(NAMESPACE);
     assertThat(env(env, "TESSERA_CONTROLLER_LEASE_NAMESPACE")).isEqualTo(NAMESPACE);
     assertThat(env(env, "TESSERA_CONTROLLER_WEBHOOK_CERT_FILE")).isNotEmpty();
+    assertThat(env(env, "TESSERA_CONTROLLER_METRICS_PORT")).isEqualTo("8080");
   }
 
   @Test

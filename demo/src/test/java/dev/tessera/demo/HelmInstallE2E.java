@@ -70,6 +70,7 @@ class HelmInstallE2E {
               "plugin.metricsPort=-1",
               "hostNetwork=true",
               "controller.replicas=0",
+              "controller.metricsPort=-1",
               "webhook.enabled=false")) {
         install.addAll(List.of("--set", value));
       }
