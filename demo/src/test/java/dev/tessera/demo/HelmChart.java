@@ -3,16 +3,19 @@ package dev.tessera.demo;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -55,6 +58,16 @@ final class HelmChart {
       args.add(value);
     }
     return parse(helm(args).orFail("helm template").output());
+  }
+
+  /**
+   * Deletes the release namespace and waits until it is gone, so the next test can make it anew.
+   */
+  static void deleteNamespace(KubernetesClient client) {
+    client.namespaces().withName(NAMESPACE).delete();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(120))
+        .until(() -> client.namespaces().withName(NAMESPACE).get() == null);
   }
 
   /** Every object of a multi-document YAML stream. */

@@ -45,7 +45,7 @@ class HelmChartE2E {
   @AfterAll
   static void close() {
     if (client != null) {
-      client.namespaces().withName(HelmChart.NAMESPACE).delete();
+      HelmChart.deleteNamespace(client);
       client.close();
     }
   }

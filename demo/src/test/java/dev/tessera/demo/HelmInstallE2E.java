@@ -100,7 +100,7 @@ class HelmInstallE2E {
                 "--kubeconfig",
                 cluster.adminKubeconfig().toString()));
         await().atMost(Duration.ofSeconds(60)).until(() -> pluginPods(client).isEmpty());
-        client.namespaces().withName(HelmChart.NAMESPACE).delete();
+        HelmChart.deleteNamespace(client);
       }
     } finally {
       TestFiles.deleteTree(work);
