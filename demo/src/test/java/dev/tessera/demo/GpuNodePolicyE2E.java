@@ -53,7 +53,7 @@ class GpuNodePolicyE2E {
 
   @BeforeAll
   static void install() throws Exception {
-    Cluster cluster = Clusters.require();
+    Cluster cluster = Clusters.requireApiServer();
     kubeconfig = Files.readString(cluster.adminKubeconfig());
     admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig)).build();
     admin

@@ -25,7 +25,7 @@ class HelmChartE2E {
 
   @BeforeAll
   static void connect() throws Exception {
-    Cluster cluster = Clusters.require();
+    Cluster cluster = Clusters.requireApiServer();
     client =
         new KubernetesClientBuilder()
             .withConfig(
