@@ -1,0 +1,355 @@
+package dev.tessera.demo;
+
+import static dev.tessera.demo.HelmChart.CHART;
+import static dev.tessera.demo.HelmChart.NAMESPACE;
+import static dev.tessera.demo.HelmChart.REPO;
+import static dev.tessera.demo.HelmChart.helm;
+import static dev.tessera.demo.HelmChart.parse;
+import static dev.tessera.demo.HelmChart.render;
+import static dev.tessera.demo.HelmChart.tree;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tessera.api.config.OpaqueConfigDecoder;
+import dev.tessera.controller.admission.AdmissionReviews;
+import dev.tessera.controller.admission.ConfigAdmission;
+import dev.tessera.controller.admission.PemTls;
+import dev.tessera.controller.admission.WebhookServer;
+import dev.tessera.plugin.it.TestFiles;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The Helm chart: {@code helm lint}, {@code helm template} with the default values and variants,
+ * the values schema, least-privilege RBAC, and no drift from {@code deploy/manifests}. The API
+ * server's own validation of every rendered object is {@link HelmChartE2E}.
+ */
+class HelmChartTest {
+
+  @Test
+  void lintsCleanWithDefaultsAndVariants() throws Exception {
+    for (List<String> values :
+        List.of(
+            List.<String>of(),
+            List.of("webhook.certManager.enabled=true"),
+            List.of("webhook.enabled=false", "admissionPolicy.enabled=false"),
+            List.of("hostNetwork=true", "apiServer.host=192.0.2.2", "apiServer.port=6443"))) {
+      var args = new ArrayList<>(List.of("lint", "--strict", CHART.toString()));
+      values.forEach(v -> args.addAll(List.of("--set", v)));
+      helm(args).orFail("helm lint " + values);
+    }
+  }
+
+  @Test
+  void rendersEveryPartWithTheDefaults() throws Exception {
+    List<HasMetadata> objects = render();
+    assertThat(objects.stream().map(o -> o.getKind()).collect(Collectors.toSet()))
+        .containsExactlyInAnyOrder(
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "Role",
+            "RoleBinding",
+            "DaemonSet",
+            "Deployment",
+            "Secret",
+            "Service",
+            "ValidatingWebhookConfiguration",
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding",
+            "DeviceClass");
+    assertThat(objects)
+        .filteredOn(o -> o.getMetadata().getNamespace() != null)
+        .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo(NAMESPACE));
+  }
+
+  @Test
+  void theDaemonSetUpgradesWithASurgeAndMountsWhatThePluginNeeds() throws Exception {
+    DaemonSet ds = one(render(), DaemonSet.class);
+    var rolling = ds.getSpec().getUpdateStrategy().getRollingUpdate();
+    assertThat(rolling.getMaxSurge().getIntVal()).isEqualTo(1);
+    assertThat(rolling.getMaxUnavailable().getIntVal()).isZero();
+    var pod = ds.getSpec().getTemplate().getSpec();
+    var container = pod.getContainers().get(0);
+    assertThat(fieldRef(container.getEnv(), "NODE_NAME")).isEqualTo("spec.nodeName");
+    assertThat(fieldRef(container.getEnv(), "POD_NAME")).isEqualTo("metadata.name");
+    assertThat(env(container.getEnv(), "TESSERA_LEASE_NAMESPACE")).isEqualTo(NAMESPACE);
+    assertThat(container.getVolumeMounts().stream().map(m -> m.getMountPath()))
+        .contains(
+            "/var/lib/kubelet/plugins_registry",
+            "/var/lib/kubelet/plugins",
+            "/var/run/cdi",
+            "/run/nvidia/driver",
+            "/dev");
+    assertThat(pod.getHostNetwork()).isNull();
+    assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+
+    var unprivileged = one(render("plugin.privileged=false"), DaemonSet.class);
+    var context = unprivileged.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(context.getSecurityContext().getPrivileged()).isFalse();
+    assertThat(context.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+  }
+
+  @Test
+  void theControllerRunsTwoReplicasThatElectALeaderInTheReleaseNamespace() throws Exception {
+    Deployment deployment = one(render(), Deployment.class);
+    assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
+    var env = deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+    assertThat(env(env, "TESSERA_CONTROLLER_ELECTION_NAMESPACE")).isEqualTo(NAMESPACE);
+    assertThat(env(env, "TESSERA_CONTROLLER_LEASE_NAMESPACE")).isEqualTo(NAMESPACE);
+    assertThat(env(env, "TESSERA_CONTROLLER_WEBHOOK_CERT_FILE")).isNotEmpty();
+    assertThat(env(env, "TESSERA_CONTROLLER_METRICS_PORT")).isEqualTo("8080");
+  }
+
+  @Test
+  void rbacGivesEachAppWhatItUsesAndNothingMore() throws Exception {
+    List<HasMetadata> objects = render();
+    assertThat(rules(objects, ClusterRole.class, "tessera-kubelet-plugin"))
+        .containsExactlyInAnyOrder(
+            "resource.k8s.io/resourceclaims: get",
+            "resource.k8s.io/resourceclaims/status: update",
+            "gpu.tessera.dev/gpunodes: get,create,update",
+            "gpu.tessera.dev/gpunodes/status: update",
+            "/nodes: get");
+    assertThat(rules(objects, Role.class, "tessera-kubelet-plugin"))
+        .containsExactly("coordination.k8s.io/leases: get,create,update");
+    assertThat(rules(objects, ClusterRole.class, "tessera-controller"))
+        .containsExactlyInAnyOrder(
+            "gpu.tessera.dev/gpunodes: get,list,watch",
+            "/nodes: get,list,watch",
+            "resource.k8s.io/resourceslices: get,list,watch,create,update,patch,delete");
+    assertThat(rules(objects, Role.class, "tessera-controller"))
+        .containsExactly("coordination.k8s.io/leases: get,list,watch,create,update");
+  }
+
+  @Test
+  void theCrdIsTheManifestByteForByte() throws Exception {
+    assertThat(Files.readString(CHART.resolve("crds/gpunode-crd.yaml")))
+        .as("deploy/helm/tessera/crds/gpunode-crd.yaml must be a copy of deploy/manifests/")
+        .isEqualTo(Files.readString(REPO.resolve("deploy/manifests/gpunode-crd.yaml")));
+  }
+
+  @Test
+  void theDeviceClassesAreTheManifests() throws Exception {
+    var manifests = new ArrayList<HasMetadata>();
+    manifests.addAll(manifest("deviceclasses.yaml"));
+    manifests.addAll(manifest("deviceclass-gpu-extended-resource.yaml"));
+    List<HasMetadata> rendered = render("deviceClasses.extendedResource=true");
+    assertThat(specsByName(rendered, DeviceClass.class))
+        .isEqualTo(specsByName(manifests, DeviceClass.class));
+    assertThat(render()).filteredOn(o -> o instanceof DeviceClass).hasSize(3);
+    assertThat(render("deviceClasses.enabled=false")).noneMatch(o -> o instanceof DeviceClass);
+  }
+
+  @Test
+  void theWebhookIsTheManifestWithTheCertificatesCa() throws Exception {
+    List<HasMetadata> rendered = render();
+    var webhooks = one(rendered, ValidatingWebhookConfiguration.class).getWebhooks();
+    Secret tls = one(rendered, Secret.class);
+    webhooks.forEach(
+        w -> {
+          assertThat(w.getClientConfig().getCaBundle()).isEqualTo(tls.getData().get("ca.crt"));
+          w.getClientConfig().setCaBundle(null);
+        });
+    var manifest = one(manifest("admission-webhook.yaml"), ValidatingWebhookConfiguration.class);
+    assertThat(tree(Map.of("w", webhooks))).isEqualTo(tree(Map.of("w", manifest.getWebhooks())));
+    assertThat(tree(one(rendered, io.fabric8.kubernetes.api.model.Service.class).getSpec()))
+        .isEqualTo(
+            tree(
+                one(
+                        manifest("admission-webhook.yaml"),
+                        io.fabric8.kubernetes.api.model.Service.class)
+                    .getSpec()
+                    .edit()
+                    .addToSelector("app.kubernetes.io/instance", "tessera")
+                    .build()));
+  }
+
+  @Test
+  void theGeneratedCertificateServesTheWebhookForItsServiceName() throws Exception {
+    Secret tls = one(render(), Secret.class);
+    Path dir = Files.createTempDirectory("chart-tls");
+    try {
+      for (String key : List.of("tls.crt", "tls.key", "ca.crt")) {
+        Files.write(dir.resolve(key), Base64.getDecoder().decode(tls.getData().get(key)));
+      }
+      assertThat(Files.readString(dir.resolve("tls.key"))).startsWith("-----BEGIN PRIVATE KEY");
+      try (var server =
+          new WebhookServer(
+              new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+              PemTls.serverContext(dir.resolve("tls.crt"), dir.resolve("tls.key")),
+              new AdmissionReviews(
+                  new ConfigAdmission("gpu.tessera.dev", new OpaqueConfigDecoder()),
+                  JsonMapper.builder().build()))) {
+        server.start();
+        // As the API server does: trust only the CA, and check the Service's DNS name.
+        Process client =
+            new ProcessBuilder(
+                    "openssl",
+                    "s_client",
+                    "-connect",
+                    "127.0.0.1:" + server.port(),
+                    "-CAfile",
+                    dir.resolve("ca.crt").toString(),
+                    "-verify_return_error",
+                    "-verify_hostname",
+                    "tessera-controller-webhook." + NAMESPACE + ".svc")
+                .redirectErrorStream(true)
+                .start();
+        client.getOutputStream().close();
+        assertThat(client.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        String out = new String(client.getInputStream().readAllBytes());
+        assertThat(out).contains("Verify return code: 0 (ok)");
+      }
+    } finally {
+      TestFiles.deleteTree(dir);
+    }
+  }
+
+  @Test
+  void certManagerIssuesTheCertificateAndInjectsTheCa() throws Exception {
+    List<HasMetadata> objects = render("webhook.certManager.enabled=true");
+    assertThat(objects).noneMatch(o -> o instanceof Secret);
+    var vwc = one(objects, ValidatingWebhookConfiguration.class);
+    assertThat(vwc.getMetadata().getAnnotations())
+        .containsEntry("cert-manager.io/inject-ca-from", NAMESPACE + "/tessera-webhook");
+    assertThat(vwc.getWebhooks())
+        .allSatisfy(w -> assertThat(w.getClientConfig().getCaBundle()).isNull());
+    var certificate =
+        objects.stream()
+            .filter(o -> o.getKind().equals("Certificate"))
+            .filter(o -> o.getMetadata().getName().equals("tessera-webhook"))
+            .map(GenericKubernetesResource.class::cast)
+            .findFirst()
+            .orElseThrow();
+    Map<String, Object> spec = tree(certificate.getAdditionalProperties().get("spec"));
+    assertThat(spec).containsEntry("secretName", "tessera-webhook-tls");
+    assertThat(tree(spec.get("privateKey"))).containsEntry("encoding", "PKCS8");
+
+    var withIssuer =
+        render(
+            "webhook.certManager.enabled=true",
+            "webhook.certManager.issuerRef.name=corp",
+            "webhook.certManager.issuerRef.kind=ClusterIssuer");
+    assertThat(withIssuer).noneMatch(o -> o.getKind().equals("Issuer"));
+  }
+
+  @Test
+  void theWebhookAndThePolicyCanBeLeftOut() throws Exception {
+    List<HasMetadata> objects = render("webhook.enabled=false", "admissionPolicy.enabled=false");
+    assertThat(objects.stream().map(HasMetadata::getKind))
+        .doesNotContain(
+            "Secret",
+            "Service",
+            "ValidatingWebhookConfiguration",
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding");
+    var env = one(objects, Deployment.class).getSpec().getTemplate().getSpec().getContainers();
+    assertThat(env.get(0).getEnv()).noneMatch(e -> e.getName().contains("WEBHOOK"));
+  }
+
+  @Test
+  void aLocalClusterGetsHostNetworkAndTheApiServersAddress() throws Exception {
+    List<HasMetadata> objects =
+        render("hostNetwork=true", "apiServer.host=192.0.2.2", "apiServer.port=6443");
+    var plugin = one(objects, DaemonSet.class).getSpec().getTemplate().getSpec();
+    var controller = one(objects, Deployment.class).getSpec().getTemplate().getSpec();
+    for (var pod : List.of(plugin, controller)) {
+      assertThat(pod.getHostNetwork()).isTrue();
+      var env = pod.getContainers().get(0).getEnv();
+      assertThat(env(env, "KUBERNETES_SERVICE_HOST")).isEqualTo("192.0.2.2");
+      assertThat(env(env, "KUBERNETES_SERVICE_PORT")).isEqualTo("6443");
+    }
+  }
+
+  @Test
+  void theSchemaRefusesBadValues() throws Exception {
+    for (String bad :
+        List.of(
+            "controller.defaultOffering=sometimes",
+            "plugin.driverRoot=/",
+            "webhook.failurePolicy=Maybe",
+            "plugin.image.pullPolicy=Sometimes",
+            "unknownKey=1")) {
+      var result =
+          helm(List.of("template", "tessera", CHART.toString(), "-n", NAMESPACE, "--set", bad));
+      assertThat(result.exitCode()).as(bad).isNotZero();
+      assertThat(result.errors()).as(bad).contains("values don't meet the specifications");
+    }
+  }
+
+  private static List<HasMetadata> manifest(String name) throws Exception {
+    return parse(Files.readString(REPO.resolve("deploy/manifests").resolve(name)));
+  }
+
+  private static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type) {
+    var found = objects.stream().filter(type::isInstance).map(type::cast).toList();
+    assertThat(found).as(type.getSimpleName()).hasSize(1);
+    return found.get(0);
+  }
+
+  private static Map<String, Object> specsByName(
+      List<HasMetadata> objects, Class<DeviceClass> type) {
+    return objects.stream()
+        .filter(type::isInstance)
+        .map(type::cast)
+        .collect(Collectors.toMap(c -> c.getMetadata().getName(), c -> tree(c.getSpec())));
+  }
+
+  private static List<String> rules(
+      List<HasMetadata> objects, Class<? extends HasMetadata> type, String name) {
+    List<PolicyRule> rules =
+        objects.stream()
+            .filter(type::isInstance)
+            .filter(o -> o.getMetadata().getName().equals(name))
+            .map(o -> o instanceof ClusterRole c ? c.getRules() : ((Role) o).getRules())
+            .findFirst()
+            .orElseThrow();
+    var lines = new ArrayList<String>();
+    for (PolicyRule rule : rules) {
+      assertThat(rule.getResourceNames()).as("rules by name are not used").isEmpty();
+      for (String group : rule.getApiGroups()) {
+        for (String resource : rule.getResources()) {
+          lines.add(group + "/" + resource + ": " + String.join(",", rule.getVerbs()));
+        }
+      }
+    }
+    return lines;
+  }
+
+  private static String env(List<EnvVar> env, String name) {
+    return env.stream()
+        .filter(e -> e.getName().equals(name))
+        .map(EnvVar::getValue)
+        .findFirst()
+        .orElse(null);
+  }
+
+  private static String fieldRef(List<EnvVar> env, String name) {
+    return env.stream()
+        .filter(e -> e.getName().equals(name))
+        .map(e -> e.getValueFrom().getFieldRef().getFieldPath())
+        .findFirst()
+        .orElse(null);
+  }
+}
