@@ -17,6 +17,11 @@ CNI_BIN=/usr/lib/cni
 STATE=${TESSERA_CLUSTER_DIR:-/var/lib/tessera-cluster}
 NODE_NAME=${TESSERA_NODE_NAME:-tessera-node}
 NETNS=tessera-cluster            # private network namespace for containerd, CNI and pods
+# A point-to-point link between the host and that namespace: the API server listens on the host end only, so
+# host processes and pods on the node's (namespaced) host network reach it, and nothing outside this machine.
+API_LINK=tcl-api                 # the host end; its peer in $NETNS is tcl-pods
+API_IP=10.250.0.1                # the API server's address (host end of the link)
+API_PEER_IP=10.250.0.2           # the namespace's end
 CGROUP_ROOT=/tessera-cluster     # kubelet cgroupRoot, pre-created in every cgroup v1 hierarchy
 CONTAINERD_SOCK=/run/tessera-containerd/containerd.sock
 

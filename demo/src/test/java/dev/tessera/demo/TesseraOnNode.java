@@ -374,6 +374,10 @@ final class TesseraOnNode implements AutoCloseable {
       client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
           .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
           .forEach(s -> client.resource(s).delete());
+      // The DeviceClasses go too: the next test may install them another way (the Helm chart).
+      try (var in = Files.newInputStream(REPO.resolve("deploy/manifests/deviceclasses.yaml"))) {
+        client.load(in).delete();
+      }
     } finally {
       client.close();
       TestFiles.deleteTree(work);

@@ -3,8 +3,12 @@ package dev.tessera.plugin.config;
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.bind.annotation.Bindable;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -66,15 +70,30 @@ public record PluginConfig(
   }
 
   public Path draSocket() {
-    return pluginDir().resolve(instanced() ? "dra-" + instance + ".sock" : "dra.sock");
+    return pluginDir().resolve(instanced() ? "dra-" + instanceTag(instance) + ".sock" : "dra.sock");
   }
 
   public Path registrationSocket() {
-    return Path.of(registryDir, driverName + (instanced() ? "-" + instance : "") + "-reg.sock");
+    return Path.of(
+        registryDir, driverName + (instanced() ? "-" + instanceTag(instance) : "") + "-reg.sock");
   }
 
   private boolean instanced() {
     return instance != null && !instance.isBlank();
+  }
+
+  /**
+   * The instance as it appears in socket names: 8 hex digits of its SHA-256. A pod UID in full
+   * would push a socket path past the kernel's 108 bytes; a prefix of a pod name would collide.
+   */
+  public static String instanceTag(String instance) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(instance.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 4);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
   }
 
   public Path dataDirectory() {

@@ -1,5 +1,6 @@
 package dev.tessera.plugin.it;
 
+import dev.tessera.plugin.config.PluginConfig;
 import dev.tessera.plugin.kubelet.FatalErrors;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.micronaut.context.ApplicationContext;
@@ -42,13 +43,14 @@ public final class PluginHarness implements AutoCloseable {
   }
 
   public Path registrationSocket() {
-    return dir.resolve(
-        "plugins_registry/" + DRIVER + (instance == null ? "" : "-" + instance) + "-reg.sock");
+    String tag = instance == null ? "" : "-" + PluginConfig.instanceTag(instance);
+    return dir.resolve("plugins_registry/" + DRIVER + tag + "-reg.sock");
   }
 
   public Path draSocket() {
-    return dir.resolve(
-        "plugins/" + DRIVER + "/" + (instance == null ? "dra.sock" : "dra-" + instance + ".sock"));
+    String name =
+        instance == null ? "dra.sock" : "dra-" + PluginConfig.instanceTag(instance) + ".sock";
+    return dir.resolve("plugins/" + DRIVER + "/" + name);
   }
 
   /**
