@@ -119,7 +119,9 @@ class GpuNodePolicyE2E {
       assertThat(onA.resource(own).updateStatus().getAdditionalProperties().get("status"))
           .isNotNull();
 
-      admin.genericKubernetesResources(GPU_NODES).resource(gpuNode("node-b")).create();
+      // Applied, not created: while the policy was not yet in effect, the wait above may have
+      // created node-b as the plugin (RBAC alone allows it).
+      admin.genericKubernetesResources(GPU_NODES).resource(gpuNode("node-b")).serverSideApply();
       GenericKubernetesResource other = onA.withName("node-b").get();
       other.setAdditionalProperty("status", Map.of("gpuCount", 8));
       assertThatThrownBy(() -> onA.resource(other).updateStatus())
