@@ -26,4 +26,10 @@ interface Cluster {
 
   /** The CDI dir the node's container runtime reads. */
   Path cdiDir();
+
+  /**
+   * Where the API server reaches a pod on the node's host network (a webhook served by such a pod
+   * is called at this address).
+   */
+  String hostNetworkAddress();
 }

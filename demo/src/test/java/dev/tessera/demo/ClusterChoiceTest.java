@@ -41,6 +41,11 @@ class ClusterChoiceTest {
       public Path cdiDir() {
         return Path.of("cdi");
       }
+
+      @Override
+      public String hostNetworkAddress() {
+        return "192.0.2.1";
+      }
     };
   }
 

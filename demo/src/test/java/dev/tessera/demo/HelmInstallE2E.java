@@ -1,6 +1,7 @@
 package dev.tessera.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.DriverNames;
@@ -8,6 +9,8 @@ import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.net.URI;
@@ -31,8 +34,8 @@ import org.junit.jupiter.api.Test;
  * those pods hold prepared claims: they keep running, and a new claim works after it.
  *
  * <p>Pods run on the node's host network, which on the local cluster is its private network
- * namespace; they reach the API server over the cluster's host link ({@code apiServer.host}). The
- * webhook stays off here (without kube-proxy the API server would need a {@code url} to reach it).
+ * namespace; they reach the API server over the cluster's host link ({@code apiServer.host}), and
+ * the API server reaches the controller's webhook over it ({@code webhook.url}: no kube-proxy).
  */
 class HelmInstallE2E {
 
@@ -80,7 +83,8 @@ class HelmInstallE2E {
               "apiServer.port=" + apiServer.getPort(),
               "controller.replicas=1",
               "controller.metricsPort=-1",
-              "webhook.enabled=false")) {
+              // No kube-proxy: the API server calls the controller pod on the node's host network.
+              "webhook.url=https://" + cluster.hostNetworkAddress() + ":8443/validate")) {
         install.addAll(List.of("--set", value));
       }
       // DeviceClasses another test applied without Helm would block the release owning them.
@@ -97,6 +101,15 @@ class HelmInstallE2E {
         await()
             .atMost(Duration.ofSeconds(90))
             .until(() -> completePool(client, cluster.nodeName()));
+        // The webhook, served by the controller pod with the chart's certificate, refuses a bad
+        // config.
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .untilAsserted(
+                () ->
+                    assertThatThrownBy(() -> client.resource(badClaim()).create())
+                        .hasMessageContaining("admission webhook")
+                        .hasMessageContaining("sharing.strategy: unsupported value \"Sometimes\""));
 
         apply(client, "01-gpu-per-pod");
         var first = gpus(client, "gpu-pod-1");
@@ -157,6 +170,40 @@ class HelmInstallE2E {
     } finally {
       TestFiles.deleteTree(work);
     }
+  }
+
+  /** A claim whose Tessera config names a sharing strategy that does not exist. */
+  private static ResourceClaim badClaim() {
+    return new ResourceClaimBuilder()
+        .withNewMetadata()
+        .withName("bad-strategy")
+        .withNamespace("default")
+        .endMetadata()
+        .withNewSpec()
+        .withNewDevices()
+        .addNewRequest()
+        .withName("gpu")
+        .withNewExactly()
+        .withDeviceClassName("gpu.tessera.dev")
+        .endExactly()
+        .endRequest()
+        .addNewConfig()
+        .withRequests("gpu")
+        .withNewOpaque()
+        .withDriver("gpu.tessera.dev")
+        .withParameters(
+            Map.of(
+                "apiVersion",
+                "gpu.tessera.dev/v1alpha1",
+                "kind",
+                "GpuConfig",
+                "sharing",
+                Map.of("strategy", "Sometimes")))
+        .endOpaque()
+        .endConfig()
+        .endDevices()
+        .endSpec()
+        .build();
   }
 
   /** Waits until exactly one plugin pod runs, is not {@code notUid}, and registered. */

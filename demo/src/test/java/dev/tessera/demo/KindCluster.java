@@ -74,6 +74,11 @@ final class KindCluster implements Cluster {
     throw onTheNode();
   }
 
+  @Override
+  public String hostNetworkAddress() {
+    throw onTheNode();
+  }
+
   private static UnsupportedOperationException onTheNode() {
     return new UnsupportedOperationException(
         "a kind node is a container: Tessera runs there only deployed in the cluster (Helm)");

@@ -55,6 +55,11 @@ final class LocalBinaryCluster implements Cluster {
   }
 
   @Override
+  public String hostNetworkAddress() {
+    return envValue("TESSERA_HOST_NETWORK_IP");
+  }
+
+  @Override
   public Path cdiDir() {
     return Path.of(envValue("TESSERA_CDI_DIR"));
   }
