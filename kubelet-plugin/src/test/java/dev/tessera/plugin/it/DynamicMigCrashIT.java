@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +43,6 @@ import tools.jackson.databind.json.JsonMapper;
  * switch it on. The claim asks for {@code gpu-0-mig-1g10gb-3}: GPU instance 10.
  */
 class DynamicMigCrashIT {
-  private static final Path JAR = Path.of("target/tessera-kubelet-plugin.jar").toAbsolutePath();
   private static final String DEVICE = "gpu-0-mig-1g10gb-3";
   private static final int GPU_INSTANCE = 10;
   private static final String MPS_CONTROL = "nvidia-cuda-mps-control";
@@ -83,23 +81,19 @@ class DynamicMigCrashIT {
   }
 
   @TempDir Path dir;
-  private final JsonMapper json = JsonMapper.builder().build();
   private Path root;
   private Path config;
   private String plainConfig;
-  private String javaOpts;
   private MockApiServer api;
   private Path kubeconfig;
-  private PluginProcess plugin;
-  private KubeletClient kubelet;
-  private final List<Path> fifos = new ArrayList<>();
+  private KillablePlugin node;
+  private final JsonMapper json = JsonMapper.builder().build();
   private List<String> adminGpuInstances;
 
   @AfterEach
   void tearDown() throws Exception {
-    stopPlugin();
-    if (root != null) {
-      daemons().forEach(ProcessHandle::destroyForcibly);
+    if (node != null) {
+      node.close();
     }
     if (api != null) {
       api.close();
@@ -109,7 +103,6 @@ class DynamicMigCrashIT {
   @ParameterizedTest
   @EnumSource(Step.class)
   void aPluginKilledMidwayLeavesTheNodeConsistentAfterItsRestart(Step step) throws Exception {
-    assertThat(JAR).as("the shaded plugin jar (built at package)").exists();
     root =
         SimulatedNode.layOut(
             dir.resolve("driver-root"),
@@ -120,12 +113,9 @@ class DynamicMigCrashIT {
                 : new String[] {"--mig-enabled", "0,1", "--mig", "0:19@0;1:19@0"});
     config = root.resolve("etc/mock-nvml/config");
     plainConfig = Files.readString(config);
-    javaOpts =
-        Files.readAllLines(Path.of("jvm.options")).stream()
-            .filter(l -> !l.startsWith("#"))
-            .collect(Collectors.joining(" "));
     api = new MockApiServer();
     kubeconfig = api.writeKubeconfig(dir);
+    node = new KillablePlugin(dir, root, kubeconfig);
 
     ResourceClaim claim =
         api.client()
@@ -143,45 +133,46 @@ class DynamicMigCrashIT {
 
     // The per-call delays are read when the plugin opens NVML: set before it starts.
     Files.writeString(config, plainConfig + delays(step));
-    startPlugin();
+    node.start();
     // The simulator writes its state file when NVML is first opened on the root.
     List<String> adminInstances = adminInstances();
     adminGpuInstances = gpuInstances();
     assertThat(adminInstances).hasSize(step.migOff ? 2 : 4);
     assertThat(migMode()).isEqualTo(step.migOff ? "0" : "1");
     if (!step.prepare) {
-      assertThat(prepareError(claim)).isEmpty();
+      assertThat(node.prepareError(claim)).isEmpty();
       assertThat(giCapability()).exists();
     }
 
     // Hold the plugin at the step, then kill it there.
-    Path cdiTemp = plugin.cdiDir().resolve(".k8s.gpu.tessera.dev-claim_" + uid + ".json.tmp");
-    Path checkpointTemp = plugin.checkpointFile().resolveSibling(".checkpoint.json.tmp");
+    Path cdiTemp =
+        node.process().cdiDir().resolve(".k8s.gpu.tessera.dev-claim_" + uid + ".json.tmp");
+    Path checkpointTemp = node.process().checkpointFile().resolveSibling(".checkpoint.json.tmp");
     CompletableFuture<?> call;
     switch (step) {
       case PREPARE_AFTER_INTENT -> {
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         awaitEntry(uid);
       }
       case PREPARE_AFTER_MIG_MODE_ON -> {
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         await().atMost(Duration.ofSeconds(30)).until(() -> migMode().equals("1"));
       }
       case PREPARE_AFTER_GPU_INSTANCE -> {
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(giCapability()));
       }
       case PREPARE_AFTER_COMPUTE_INSTANCE -> {
         // In the compute instance create (short delay) the intent is written: the next write,
         // of the ids, blocks.
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(giCapability()));
-        fifo(checkpointTemp);
+        node.fifo(checkpointTemp);
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(ciCapability()));
       }
       case PREPARE_AFTER_IDS_CHECKPOINTED -> {
-        fifo(cdiTemp);
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        node.fifo(cdiTemp);
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         await()
             .atMost(Duration.ofSeconds(30))
             .until(() -> createdMig(uid).map(c -> c.hasNonNull("gpuInstanceId")).orElse(false));
@@ -190,64 +181,62 @@ class DynamicMigCrashIT {
         // In the MPS daemon's start (short tool delay) the ids are written: the next write, of
         // "completed", blocks after the spec.
         holdTool(MPS_CONTROL, 1_500);
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         await().atMost(Duration.ofSeconds(30)).until(() -> countLines(toolLog(MPS_CONTROL)) > 0);
-        fifo(checkpointTemp);
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(spec(uid)));
+        node.fifo(checkpointTemp);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(node.spec(uid)));
       }
       case UNPREPARE_AFTER_CDI_SPEC_REMOVED -> {
-        call = CompletableFuture.supplyAsync(() -> kubelet.unprepare(claim));
-        await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(spec(uid)));
+        call = CompletableFuture.supplyAsync(() -> node.kubelet().unprepare(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(node.spec(uid)));
       }
       case UNPREPARE_AFTER_COMPUTE_INSTANCE_DESTROYED -> {
-        call = CompletableFuture.supplyAsync(() -> kubelet.unprepare(claim));
+        call = CompletableFuture.supplyAsync(() -> node.kubelet().unprepare(claim));
         await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(ciCapability()));
       }
       case UNPREPARE_AFTER_GPU_INSTANCE_DESTROYED -> {
-        fifo(checkpointTemp);
-        call = CompletableFuture.supplyAsync(() -> kubelet.unprepare(claim));
+        node.fifo(checkpointTemp);
+        call = CompletableFuture.supplyAsync(() -> node.kubelet().unprepare(claim));
         await().atMost(Duration.ofSeconds(30)).until(() -> migMode().equals("0"));
       }
       default -> throw new IllegalStateException(step.name());
     }
-    killPlugin();
+    node.kill();
     assertThat(call).failsWithin(Duration.ofSeconds(10));
     assertHalfDone(step, uid);
     Files.writeString(config, plainConfig);
-    for (Path fifo : fifos) {
-      Files.deleteIfExists(fifo);
-    }
+    node.removeFifos();
 
-    startPlugin(); // the start-up reconcile is done once the registration socket is served
+    node.start(); // the start-up reconcile is done once the registration socket is served
     assertThat(adminInstances()).as("the admin's MIG devices").isEqualTo(adminInstances);
     assertEveryGpuInstanceAccountedFor();
     if (step.prepare) {
       // Rolled back before the kubelet could call: nothing of the claim is left.
-      assertThat(claims().has(uid)).isFalse();
-      assertThat(spec(uid)).doesNotExist();
+      assertThat(node.claims().has(uid)).isFalse();
+      assertThat(node.spec(uid)).doesNotExist();
       assertThat(giCapability()).doesNotExist();
-      assertThat(daemons()).isEmpty();
+      assertThat(node.mpsDaemons()).isEmpty();
       assertThat(migMode()).as("MIG mode").isEqualTo(step.migOff ? "0" : "1");
       assertReportedGpu0(
           step.migOff ? "DISABLED" : "ENABLED", step.migOff ? List.of() : List.of(7));
 
       // The kubelet's retry prepares it from scratch.
-      assertThat(prepareError(claim)).isEmpty();
-      assertThat(claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
-      assertThat(spec(uid)).exists();
+      assertThat(node.prepareError(claim)).isEmpty();
+      assertThat(node.claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
+      assertThat(node.spec(uid)).exists();
       assertThat(ciCapability()).exists();
-      assertThat(daemons()).hasSize(step.mps ? 1 : 0);
+      assertThat(node.mpsDaemons()).hasSize(step.mps ? 1 : 0);
       assertEveryGpuInstanceAccountedFor();
     } else {
       // The unprepare did not complete: the claim is still prepared until the kubelet's retry.
-      assertThat(claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
+      assertThat(node.claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
     }
-    assertThat(kubelet.unprepare(claim)).isEmpty();
+    assertThat(node.kubelet().unprepare(claim)).isEmpty();
 
-    assertThat(claims().size()).isZero();
-    assertThat(spec(uid)).doesNotExist();
+    assertThat(node.claims().size()).isZero();
+    assertThat(node.spec(uid)).doesNotExist();
     assertThat(giCapability()).doesNotExist();
-    assertThat(daemons()).isEmpty();
+    assertThat(node.mpsDaemons()).isEmpty();
     assertThat(migMode()).as("MIG mode").isEqualTo(step.migOff ? "0" : "1");
     assertThat(adminInstances()).as("the admin's MIG devices").isEqualTo(adminInstances);
     assertEveryGpuInstanceAccountedFor();
@@ -269,7 +258,7 @@ class DynamicMigCrashIT {
 
   /** What the killed plugin left, before the restart: the step was really reached. */
   private void assertHalfDone(Step step, String uid) throws IOException {
-    JsonNode entry = claims().get(uid);
+    JsonNode entry = node.claims().get(uid);
     assertThat(entry.get("state").asString())
         .isEqualTo(step.prepare ? "PrepareStarted" : "PrepareCompleted");
     JsonNode created = entry.get("createdMig").get(0);
@@ -299,24 +288,24 @@ class DynamicMigCrashIT {
       case PREPARE_AFTER_IDS_CHECKPOINTED -> {
         assertThat(created.get("gpuInstanceId").asInt()).isEqualTo(GPU_INSTANCE);
         assertThat(ciCapability()).exists();
-        assertThat(spec(uid)).doesNotExist();
+        assertThat(node.spec(uid)).doesNotExist();
       }
       case PREPARE_AFTER_CDI_SPEC -> {
         assertThat(idsRecorded).isTrue();
-        assertThat(daemons()).hasSize(1);
-        assertThat(spec(uid)).exists();
+        assertThat(node.mpsDaemons()).hasSize(1);
+        assertThat(node.spec(uid)).exists();
       }
       case UNPREPARE_AFTER_CDI_SPEC_REMOVED -> {
-        assertThat(spec(uid)).doesNotExist();
+        assertThat(node.spec(uid)).doesNotExist();
         assertThat(ciCapability()).exists();
       }
       case UNPREPARE_AFTER_COMPUTE_INSTANCE_DESTROYED -> {
-        assertThat(spec(uid)).doesNotExist();
+        assertThat(node.spec(uid)).doesNotExist();
         assertThat(giCapability()).exists();
         assertThat(ciCapability()).doesNotExist();
       }
       case UNPREPARE_AFTER_GPU_INSTANCE_DESTROYED -> {
-        assertThat(spec(uid)).doesNotExist();
+        assertThat(node.spec(uid)).doesNotExist();
         assertThat(giCapability()).doesNotExist();
         assertThat(migMode()).isEqualTo("0");
       }
@@ -359,7 +348,7 @@ class DynamicMigCrashIT {
    */
   private void assertEveryGpuInstanceAccountedFor() throws IOException {
     List<JsonNode> recorded = new ArrayList<>();
-    claims().forEach(entry -> entry.get("createdMig").forEach(recorded::add));
+    node.claims().forEach(entry -> entry.get("createdMig").forEach(recorded::add));
     for (String gi : gpuInstances()) {
       if (adminGpuInstances.contains(gi)) {
         continue;
@@ -424,76 +413,12 @@ class DynamicMigCrashIT {
 
   private Optional<JsonNode> createdMig(String uid) {
     try {
-      JsonNode entry = claims().get(uid);
+      JsonNode entry = node.claims().get(uid);
       return entry == null || entry.get("createdMig").isEmpty()
           ? Optional.empty()
           : Optional.of(entry.get("createdMig").get(0));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
-    }
-  }
-
-  private void startPlugin() throws Exception {
-    plugin =
-        PluginProcess.start(
-            JAR, dir.resolve("node"), dir.resolve("cdi"), root, kubeconfig, javaOpts, "INFO");
-    kubelet = new KubeletClient(plugin.registrationSocket(), plugin.draSocket());
-    plugin.awaitRegistrationSocket();
-    // The socket file exists from bind(); on a loaded machine the server may not accept yet.
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .until(
-            () -> {
-              kubelet.notifyRegistration(true, "");
-              return true;
-            });
-  }
-
-  private void stopPlugin() throws Exception {
-    if (kubelet != null) {
-      kubelet.close();
-      kubelet = null;
-    }
-    if (plugin != null) {
-      plugin.close();
-      plugin = null;
-    }
-  }
-
-  /**
-   * SIGKILL of the JVM and of the tool it runs (as a container kill); not of an MPS daemon it had
-   * started. Its sockets stay behind, as a killed plugin leaves them.
-   */
-  private void killPlugin() throws Exception {
-    List<ProcessHandle> daemons = daemons();
-    ProcessHandle jvm = ProcessHandle.of(plugin.pid()).orElseThrow();
-    List<ProcessHandle> tools =
-        jvm.descendants()
-            .filter(p -> !daemons.contains(p))
-            .filter(p -> p.parent().map(parent -> !daemons.contains(parent)).orElse(true))
-            .toList();
-    jvm.destroyForcibly();
-    tools.forEach(ProcessHandle::destroyForcibly);
-    await().atMost(Duration.ofSeconds(10)).until(() -> !jvm.isAlive());
-    Path socket = plugin.registrationSocket();
-    stopPlugin();
-    // The next start's wait must see the new socket.
-    Files.deleteIfExists(socket);
-  }
-
-  /** The simulator's MPS daemons of this node: {@code sh -c … mps-daemon <pipe dir>}. */
-  private List<ProcessHandle> daemons() {
-    String mpsRoot = dir.resolve("node/plugins/gpu.tessera.dev/mps").toString();
-    try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
-      return all.filter(
-              p -> {
-                Optional<String[]> args = p.info().arguments();
-                return args.isPresent()
-                    && List.of(args.get()).contains("mps-daemon")
-                    && String.join(" ", args.get()).contains(mpsRoot);
-              })
-          .toList();
     }
   }
 
@@ -512,26 +437,5 @@ class DynamicMigCrashIT {
     } catch (IOException e) {
       return 0;
     }
-  }
-
-  private void fifo(Path path) throws Exception {
-    Files.createDirectories(path.getParent());
-    Process mkfifo = new ProcessBuilder("mkfifo", path.toString()).inheritIO().start();
-    assertThat(mkfifo.waitFor()).isZero();
-    fifos.add(path);
-  }
-
-  private String prepareError(ResourceClaim claim) {
-    return kubelet.prepare(claim).get(claim.getMetadata().getUid()).getError();
-  }
-
-  private Path spec(String uid) {
-    return dir.resolve("cdi/k8s.gpu.tessera.dev-claim_" + uid + ".json");
-  }
-
-  private JsonNode claims() throws IOException {
-    return json.readTree(
-            Files.readString(dir.resolve("node/plugins/gpu.tessera.dev/checkpoint.json")))
-        .get("claims");
   }
 }

@@ -13,19 +13,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * SIGKILL of the plugin process at each step of an MPS or time-slicing prepare and unprepare, then
@@ -41,7 +36,6 @@ import tools.jackson.databind.json.JsonMapper;
  * outside the plugin's container.
  */
 class SharingCrashIT {
-  private static final Path JAR = Path.of("target/tessera-kubelet-plugin.jar").toAbsolutePath();
   private static final String MPS_CONTROL = "nvidia-cuda-mps-control";
   private static final String SMI = "nvidia-smi";
 
@@ -76,35 +70,26 @@ class SharingCrashIT {
   }
 
   @TempDir Path dir;
-  private final JsonMapper json = JsonMapper.builder().build();
   private Path root;
   private Path config;
   private String plainConfig;
-  private String javaOpts;
   private MockApiServer api;
   private Path kubeconfig;
-  private PluginProcess plugin;
-  private KubeletClient kubelet;
-  private final List<Path> fifos = new ArrayList<>();
+  private KillablePlugin node;
 
   @BeforeEach
   void layOut() throws Exception {
-    assertThat(JAR).as("the shaded plugin jar (built at package)").exists();
     root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 1);
     config = root.resolve("etc/mock-nvml/config");
     plainConfig = Files.readString(config);
-    javaOpts =
-        Files.readAllLines(Path.of("jvm.options")).stream()
-            .filter(l -> !l.startsWith("#"))
-            .collect(Collectors.joining(" "));
     api = new MockApiServer();
     kubeconfig = api.writeKubeconfig(dir);
+    node = new KillablePlugin(dir, root, kubeconfig);
   }
 
   @AfterEach
   void tearDown() throws Exception {
-    stopPlugin();
-    daemons().forEach(ProcessHandle::destroyForcibly);
+    node.close();
     api.close();
   }
 
@@ -125,15 +110,16 @@ class SharingCrashIT {
                             step.mps ? mps("GpuConfig", 40, "20Gi") : timeSlicing("Long")))))
             .create();
     String uid = claim.getMetadata().getUid();
-    startPlugin();
+    node.start();
     String uuid = gpuState()[6];
     if (!step.prepare) {
-      assertThat(prepareError(claim)).isEmpty();
+      assertThat(node.prepareError(claim)).isEmpty();
     }
 
     // Hold the plugin at the step, then kill it there.
-    Path cdiTemp = plugin.cdiDir().resolve(".k8s.gpu.tessera.dev-claim_" + uid + ".json.tmp");
-    Path checkpointTemp = plugin.checkpointFile().resolveSibling(".checkpoint.json.tmp");
+    Path cdiTemp =
+        node.process().cdiDir().resolve(".k8s.gpu.tessera.dev-claim_" + uid + ".json.tmp");
+    Path checkpointTemp = node.process().checkpointFile().resolveSibling(".checkpoint.json.tmp");
     String smiDefault = "-i " + uuid + " -c DEFAULT";
     long daemonStarts = countLines(toolLog(MPS_CONTROL), "-d ");
     long smiDefaults = countLines(toolLog(SMI), smiDefault);
@@ -141,69 +127,67 @@ class SharingCrashIT {
     switch (step) {
       case MPS_PREPARE_AFTER_STARTED_ENTRY -> {
         holdTool(MPS_CONTROL, 60_000);
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         awaitToolCall(MPS_CONTROL, "-d ", daemonStarts);
       }
       case MPS_PREPARE_AFTER_DAEMON_STARTED -> {
-        fifo(cdiTemp);
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
-        await().atMost(Duration.ofSeconds(30)).until(() -> !daemons().isEmpty());
+        node.fifo(cdiTemp);
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> !node.mpsDaemons().isEmpty());
       }
       case MPS_PREPARE_AFTER_CDI_SPEC -> {
         holdTool(MPS_CONTROL, 1_500);
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         awaitToolCall(MPS_CONTROL, "-d ", daemonStarts);
-        fifo(checkpointTemp); // the started entry is written: the completed one will block
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(spec(uid)));
+        node.fifo(checkpointTemp); // the started entry is written: the completed one will block
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(node.spec(uid)));
       }
       case MPS_UNPREPARE_AFTER_DAEMON_STOPPED, TIME_SLICING_UNPREPARE_BEFORE_RESTORE -> {
         holdTool(SMI, 60_000);
-        call = CompletableFuture.supplyAsync(() -> kubelet.unprepare(claim));
+        call = CompletableFuture.supplyAsync(() -> node.kubelet().unprepare(claim));
         awaitToolCall(SMI, smiDefault, smiDefaults);
       }
       case MPS_UNPREPARE_AFTER_CDI_SPEC_REMOVED, TIME_SLICING_UNPREPARE_AFTER_CDI_SPEC_REMOVED -> {
-        fifo(checkpointTemp);
-        call = CompletableFuture.supplyAsync(() -> kubelet.unprepare(claim));
-        await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(spec(uid)));
+        node.fifo(checkpointTemp);
+        call = CompletableFuture.supplyAsync(() -> node.kubelet().unprepare(claim));
+        await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(node.spec(uid)));
       }
       case TIME_SLICING_PREPARE_AFTER_TIME_SLICE_SET -> {
-        fifo(cdiTemp);
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        node.fifo(cdiTemp);
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         await().atMost(Duration.ofSeconds(30)).until(() -> gpuState()[5].equals("3"));
       }
       case TIME_SLICING_PREPARE_AFTER_CDI_SPEC -> {
         holdTool(SMI, 1_500);
-        call = CompletableFuture.supplyAsync(() -> prepareError(claim));
+        call = CompletableFuture.supplyAsync(() -> node.prepareError(claim));
         awaitToolCall(SMI, smiDefault, smiDefaults);
-        fifo(checkpointTemp);
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(spec(uid)));
+        node.fifo(checkpointTemp);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(node.spec(uid)));
       }
       default -> throw new IllegalStateException(step.name());
     }
-    killPlugin();
+    node.kill();
     assertThat(call).failsWithin(Duration.ofSeconds(10));
     assertHalfDone(step, uid);
     Files.writeString(config, plainConfig);
-    for (Path fifo : fifos) {
-      Files.deleteIfExists(fifo);
-    }
+    node.removeFifos();
 
-    startPlugin(); // the start-up reconcile is done once the registration socket is served
+    node.start(); // the start-up reconcile is done once the registration socket is served
     if (step.prepare) {
       // Rolled back before the kubelet could call: nothing of the claim is left.
-      assertThat(claims().has(uid)).isFalse();
-      assertThat(spec(uid)).doesNotExist();
-      assertThat(daemons()).isEmpty();
+      assertThat(node.claims().has(uid)).isFalse();
+      assertThat(node.spec(uid)).doesNotExist();
+      assertThat(node.mpsDaemons()).isEmpty();
       assertNoMpsDirs();
       assertThat(gpuState()[4]).as("compute mode").isEqualTo("0");
       assertThat(gpuState()[5]).as("time-slice").isEqualTo("0");
 
       // The kubelet's retry prepares it from scratch.
-      assertThat(prepareError(claim)).isEmpty();
-      assertThat(claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
-      assertThat(spec(uid)).exists();
+      assertThat(node.prepareError(claim)).isEmpty();
+      assertThat(node.claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
+      assertThat(node.spec(uid)).exists();
       if (step.mps) {
-        assertThat(daemons()).hasSize(1);
+        assertThat(node.mpsDaemons()).hasSize(1);
         assertThat(gpuState()[4]).isEqualTo("3");
       } else {
         assertThat(gpuState()[5]).isEqualTo("3");
@@ -211,14 +195,14 @@ class SharingCrashIT {
     } else {
       // The unprepare did not complete: the claim is still prepared, its daemon runs (found
       // again, or started again when it had quit), until the kubelet's retry.
-      assertThat(claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
-      assertThat(daemons()).hasSize(step.mps ? 1 : 0);
+      assertThat(node.claims().get(uid).get("state").asString()).isEqualTo("PrepareCompleted");
+      assertThat(node.mpsDaemons()).hasSize(step.mps ? 1 : 0);
     }
-    assertThat(kubelet.unprepare(claim)).isEmpty();
+    assertThat(node.kubelet().unprepare(claim)).isEmpty();
 
-    assertThat(claims().size()).isZero();
-    assertThat(spec(uid)).doesNotExist();
-    assertThat(daemons()).isEmpty();
+    assertThat(node.claims().size()).isZero();
+    assertThat(node.spec(uid)).doesNotExist();
+    assertThat(node.mpsDaemons()).isEmpty();
     assertNoMpsDirs();
     assertThat(gpuState()[4]).as("compute mode").isEqualTo("0");
     assertThat(gpuState()[5]).as("time-slice").isEqualTo("0");
@@ -226,110 +210,46 @@ class SharingCrashIT {
 
   /** What the killed plugin left, before the restart: the step was really reached. */
   private void assertHalfDone(Step step, String uid) throws IOException {
-    JsonNode entry = claims().get(uid);
+    JsonNode entry = node.claims().get(uid);
     assertThat(entry.get("state").asString())
         .isEqualTo(step.prepare ? "PrepareStarted" : "PrepareCompleted");
     switch (step) {
       case MPS_PREPARE_AFTER_STARTED_ENTRY -> {
         assertThat(gpuState()[4]).isEqualTo("3");
-        assertThat(daemons()).isEmpty();
-        assertThat(spec(uid)).doesNotExist();
+        assertThat(node.mpsDaemons()).isEmpty();
+        assertThat(node.spec(uid)).doesNotExist();
       }
       case MPS_PREPARE_AFTER_DAEMON_STARTED -> {
-        assertThat(daemons()).hasSize(1);
-        assertThat(spec(uid)).doesNotExist();
+        assertThat(node.mpsDaemons()).hasSize(1);
+        assertThat(node.spec(uid)).doesNotExist();
       }
       case MPS_PREPARE_AFTER_CDI_SPEC -> {
-        assertThat(daemons()).hasSize(1);
-        assertThat(spec(uid)).exists();
+        assertThat(node.mpsDaemons()).hasSize(1);
+        assertThat(node.spec(uid)).exists();
       }
       case MPS_UNPREPARE_AFTER_DAEMON_STOPPED -> {
-        assertThat(daemons()).isEmpty();
+        assertThat(node.mpsDaemons()).isEmpty();
         assertThat(gpuState()[4]).isEqualTo("3");
-        assertThat(spec(uid)).exists();
+        assertThat(node.spec(uid)).exists();
       }
       case MPS_UNPREPARE_AFTER_CDI_SPEC_REMOVED -> {
-        assertThat(daemons()).isEmpty();
+        assertThat(node.mpsDaemons()).isEmpty();
         assertThat(gpuState()[4]).isEqualTo("0");
-        assertThat(spec(uid)).doesNotExist();
+        assertThat(node.spec(uid)).doesNotExist();
       }
       case TIME_SLICING_PREPARE_AFTER_TIME_SLICE_SET -> {
         assertThat(gpuState()[5]).isEqualTo("3");
-        assertThat(spec(uid)).doesNotExist();
+        assertThat(node.spec(uid)).doesNotExist();
       }
       case TIME_SLICING_PREPARE_AFTER_CDI_SPEC, TIME_SLICING_UNPREPARE_BEFORE_RESTORE -> {
         assertThat(gpuState()[5]).isEqualTo("3");
-        assertThat(spec(uid)).exists();
+        assertThat(node.spec(uid)).exists();
       }
       case TIME_SLICING_UNPREPARE_AFTER_CDI_SPEC_REMOVED -> {
         assertThat(gpuState()[5]).isEqualTo("0");
-        assertThat(spec(uid)).doesNotExist();
+        assertThat(node.spec(uid)).doesNotExist();
       }
       default -> throw new IllegalStateException(step.name());
-    }
-  }
-
-  private void startPlugin() throws Exception {
-    plugin =
-        PluginProcess.start(
-            JAR, dir.resolve("node"), dir.resolve("cdi"), root, kubeconfig, javaOpts, "INFO");
-    kubelet = new KubeletClient(plugin.registrationSocket(), plugin.draSocket());
-    plugin.awaitRegistrationSocket();
-    // The socket file exists from bind(); on a loaded machine the server may not accept yet.
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .until(
-            () -> {
-              kubelet.notifyRegistration(true, "");
-              return true;
-            });
-  }
-
-  private void stopPlugin() throws Exception {
-    if (kubelet != null) {
-      kubelet.close();
-      kubelet = null;
-    }
-    if (plugin != null) {
-      plugin.close();
-      plugin = null;
-    }
-  }
-
-  /**
-   * SIGKILL of the JVM and of the tool it runs (as a container kill); not of an MPS daemon it had
-   * started. Its sockets stay behind, as a killed plugin leaves them.
-   */
-  private void killPlugin() throws Exception {
-    List<ProcessHandle> daemons = daemons();
-    ProcessHandle jvm = ProcessHandle.of(plugin.pid()).orElseThrow();
-    List<ProcessHandle> tools =
-        jvm.descendants()
-            .filter(p -> !daemons.contains(p))
-            .filter(p -> p.parent().map(parent -> !daemons.contains(parent)).orElse(true))
-            .toList();
-    jvm.destroyForcibly();
-    tools.forEach(ProcessHandle::destroyForcibly);
-    await().atMost(Duration.ofSeconds(10)).until(() -> !jvm.isAlive());
-    Path socket = plugin.registrationSocket();
-    stopPlugin();
-    // The next start's wait must see the new socket.
-    Files.deleteIfExists(socket);
-  }
-
-  /** The simulator's MPS daemons of this node: {@code sh -c … mps-daemon <pipe dir>}. */
-  private List<ProcessHandle> daemons() {
-    String mpsRoot = mpsRoot().toString();
-    try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
-      return all.filter(
-              p -> {
-                Optional<String[]> args = p.info().arguments();
-                return args.isPresent()
-                    && List.of(args.get()).contains("mps-daemon")
-                    && String.join(" ", args.get()).contains(mpsRoot);
-              })
-          .toList();
     }
   }
 
@@ -347,8 +267,8 @@ class SharingCrashIT {
   }
 
   private void assertNoMpsDirs() throws IOException {
-    if (Files.exists(mpsRoot())) {
-      assertThat(mpsRoot()).isEmptyDirectory();
+    if (Files.exists(node.mpsRoot())) {
+      assertThat(node.mpsRoot()).isEmptyDirectory();
     }
   }
 
@@ -360,31 +280,6 @@ class SharingCrashIT {
     } catch (IOException e) {
       return 0;
     }
-  }
-
-  private void fifo(Path path) throws Exception {
-    Files.createDirectories(path.getParent());
-    Process mkfifo = new ProcessBuilder("mkfifo", path.toString()).inheritIO().start();
-    assertThat(mkfifo.waitFor()).isZero();
-    fifos.add(path);
-  }
-
-  private String prepareError(ResourceClaim claim) {
-    return kubelet.prepare(claim).get(claim.getMetadata().getUid()).getError();
-  }
-
-  private Path spec(String uid) {
-    return dir.resolve("cdi/k8s.gpu.tessera.dev-claim_" + uid + ".json");
-  }
-
-  private Path mpsRoot() {
-    return dir.resolve("node/plugins/gpu.tessera.dev/mps");
-  }
-
-  private JsonNode claims() throws IOException {
-    return json.readTree(
-            Files.readString(dir.resolve("node/plugins/gpu.tessera.dev/checkpoint.json")))
-        .get("claims");
   }
 
   /** The simulator's line for GPU 0: {@code gpu idx cur pending computeMode timeslice uuid}. */
