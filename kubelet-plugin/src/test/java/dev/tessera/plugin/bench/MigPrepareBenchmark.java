@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -64,32 +63,7 @@ public final class MigPrepareBenchmark {
       try (KubeletClient kubelet =
           new KubeletClient(plugin.registrationSocket(), plugin.draSocket())) {
         kubelet.notifyRegistration(true, "");
-        for (int i = 0; i < warmup; i++) {
-          Cycles.cycle(kubelet, claims.get(i % 8), new long[1], new long[1], 0);
-        }
-        long[] prepares = new long[cycles];
-        long[] unprepares = new long[cycles];
-        long start = System.nanoTime();
-        for (int i = 0; i < cycles; i++) {
-          Cycles.cycle(kubelet, claims.get(i % 8), prepares, unprepares, i);
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        Arrays.sort(prepares);
-        Arrays.sort(unprepares);
-        System.out.printf(Locale.ROOT, "%n| figure | value |%n|---|---|%n");
-        System.out.printf(
-            Locale.ROOT,
-            "| MIG prepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
-            Cycles.pct(prepares, 50),
-            Cycles.pct(prepares, 90),
-            Cycles.pct(prepares, 99));
-        System.out.printf(
-            Locale.ROOT,
-            "| MIG unprepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
-            Cycles.pct(unprepares, 50),
-            Cycles.pct(unprepares, 90),
-            Cycles.pct(unprepares, 99));
-        System.out.printf(Locale.ROOT, "| cycles/s | %.0f |%n", cycles / seconds);
+        Cycles.print("MIG", Cycles.measure(kubelet, claims, warmup, cycles));
         System.out.printf(
             Locale.ROOT,
             "%ncycles=%d warm-up=%d mig-enabled=%s java=%s opts=[%s]%n",
