@@ -1,6 +1,7 @@
 package dev.tessera.plugin.sharing;
 
 import dev.tessera.api.DeviceName;
+import dev.tessera.api.Quantities;
 import dev.tessera.api.config.Sharing;
 import dev.tessera.api.config.Sharing.TimeSliceInterval;
 import dev.tessera.plugin.checkpoint.Checkpoint;
@@ -167,12 +168,12 @@ public final class SharingPlanner {
     if (mps.defaultPinnedDeviceMemoryLimitBytes().isPresent()) {
       long mine = mps.defaultPinnedDeviceMemoryLimitBytes().getAsLong();
       long total = mine;
-      var parts = new StringBuilder("this claim " + Quantities.bytes(mine));
+      var parts = new StringBuilder("this claim " + Quantities.formatBytes(mine));
       for (Holder other : others) {
         Long theirs = other.device().settings().pinnedMemoryBytes();
         if (theirs != null) {
           total += theirs;
-          parts.append(", claim ").append(other).append(' ').append(Quantities.bytes(theirs));
+          parts.append(", claim ").append(other).append(' ').append(Quantities.formatBytes(theirs));
         }
       }
       long capacity = memoryBytes(device);
@@ -182,9 +183,9 @@ public final class SharingPlanner {
                 .formatted(
                     ref,
                     device.name().value(),
-                    Quantities.bytes(total),
+                    Quantities.formatBytes(total),
                     parts,
-                    Quantities.bytes(capacity)));
+                    Quantities.formatBytes(capacity)));
       }
     }
     if (mps.defaultActiveThreadPercentage().isPresent()) {
