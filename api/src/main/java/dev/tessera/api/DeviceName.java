@@ -1,5 +1,6 @@
 package dev.tessera.api;
 
+import dev.tessera.api.inventory.MigDevice;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -41,6 +42,11 @@ public sealed interface DeviceName {
       if (profile.isEmpty()) {
         throw new IllegalArgumentException("MIG profile must not be empty");
       }
+    }
+
+    /** The name of a MIG device that exists on the GPU with minor {@code parentMinor}. */
+    public static Mig of(int parentMinor, MigDevice device) {
+      return new Mig(parentMinor, device.profile(), device.placement().start());
     }
 
     @Override

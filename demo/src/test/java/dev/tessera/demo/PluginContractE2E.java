@@ -9,12 +9,12 @@ import dev.tessera.api.DriverNames;
 import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
+import dev.tessera.plugin.Fixtures;
 import dev.tessera.plugin.it.KubeletClient;
 import dev.tessera.plugin.it.PluginProcess;
 import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
@@ -23,7 +23,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimList;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -285,25 +284,7 @@ class PluginContractE2E {
       List<DeviceRequestAllocationResult> results,
       List<DeviceAllocationConfiguration> configs) {
     ResourceClaim claim = create(name);
-    claim.setStatus(
-        new ResourceClaimStatusBuilder()
-            .withNewAllocation()
-            .withNewDevices()
-            .withResults(results)
-            .withConfig(configs)
-            .endDevices()
-            .withNodeSelector(
-                new NodeSelectorBuilder()
-                    .addNewNodeSelectorTerm()
-                    .addNewMatchField()
-                    .withKey("metadata.name")
-                    .withOperator("In")
-                    .withValues(node)
-                    .endMatchField()
-                    .endNodeSelectorTerm()
-                    .build())
-            .endAllocation()
-            .build());
+    claim.setStatus(Fixtures.allocatedOn(node, results, configs));
     return claims().resource(claim).updateStatus();
   }
 

@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -143,7 +145,16 @@ public final class Fixtures {
         .withNewDevices()
         .endDevices()
         .endSpec()
-        .withNewStatus()
+        .withStatus(allocatedOn(node, results, configs))
+        .build();
+  }
+
+  /** A claim's status once the scheduler allocated it on {@code node}. */
+  public static ResourceClaimStatus allocatedOn(
+      String node,
+      List<DeviceRequestAllocationResult> results,
+      List<DeviceAllocationConfiguration> configs) {
+    return new ResourceClaimStatusBuilder()
         .withNewAllocation()
         .withNewDevices()
         .withResults(results)
@@ -160,7 +171,6 @@ public final class Fixtures {
                 .endNodeSelectorTerm()
                 .build())
         .endAllocation()
-        .endStatus()
         .build();
   }
 }

@@ -36,8 +36,7 @@ final class MigStaticOffering {
   private static Device migDevice(NodeInventory node, Gpu gpu, MigDevice mig) {
     var device =
         new DeviceBuilder()
-            .withName(
-                new DeviceName.Mig(gpu.minor(), mig.profile(), mig.placement().start()).value())
+            .withName(DeviceName.Mig.of(gpu.minor(), mig).value())
             .withAttributes(
                 DeviceFacts.withUuid(
                     DeviceFacts.migAttributes(node, gpu, mig.profile()), mig.uuid()));

@@ -218,8 +218,7 @@ public class PluginFactory {
           for (var gpu : inventory.get().gpus()) {
             all.add(new DeviceName.Gpu(gpu.minor()).value());
             for (var mig : gpu.migDevices()) {
-              all.add(
-                  new DeviceName.Mig(gpu.minor(), mig.profile(), mig.placement().start()).value());
+              all.add(DeviceName.Mig.of(gpu.minor(), mig).value());
             }
           }
           state.checkpoint().claims().values().stream()
