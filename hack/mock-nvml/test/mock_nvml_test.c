@@ -710,6 +710,22 @@ static void test_nvidia_smi(api_t *a, const char *root)
     OK(a->nvmlShutdown());
 }
 
+/* A root laid out at one path and used from another (a plugin container mounts the host's driver root
+ * at /driver-root): state, capability files and events follow where the library is loaded from. */
+static void test_moved_root(void)
+{
+    make_root("laid-out-here", "--profile A100-SXM4-40GB --gpus 1 --seed node-e --mig-enabled all --mig '0:9@0'");
+    sh("mv '%s/laid-out-here' '%s/seen-there'", tmpdir, tmpdir);
+    api_t a;
+    load(&a, "seen-there");
+    OK(a.nvmlInit_v2());
+    CHECK(exists("%s/seen-there/var/lib/mock-nvml/state", tmpdir), "state written under the root as seen");
+    CHECK(exists("%s/seen-there/proc/driver/nvidia/capabilities/gpu0/mig/gi1/access", tmpdir),
+          "capability files under the root as seen");
+    CHECK(!exists("%s/laid-out-here", tmpdir), "nothing written where the root was laid out");
+    OK(a.nvmlShutdown());
+}
+
 static void test_l40s(api_t *a)
 {
     nvmlDevice_t d;
@@ -782,6 +798,7 @@ int main(int argc, char **argv)
     test_a100(&a100, "a100");
     test_nvidia_smi(&a100, "a100");
     test_l40s(&l40s);
+    test_moved_root();
 
     /* Re-running setup keeps the MIG state. */
     make_root("h100", "--profile H100-SXM5-80GB --gpus 8 --seed node-a");

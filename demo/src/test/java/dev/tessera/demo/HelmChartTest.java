@@ -99,9 +99,50 @@ class HelmChartTest {
             "/var/lib/kubelet/plugins_registry",
             "/var/lib/kubelet/plugins",
             "/var/run/cdi",
-            "/run/nvidia/driver",
+            "/driver-root",
             "/dev");
     assertThat(pod.getHostNetwork()).isNull();
+    assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+  }
+
+  @Test
+  void theDriverRootIsMountedApartAndNamedByTheHostsPath() throws Exception {
+    for (String hostRoot : List.of("/", "/run/nvidia/driver")) {
+      var pod =
+          one(render("plugin.driverRoot=" + hostRoot), DaemonSet.class)
+              .getSpec()
+              .getTemplate()
+              .getSpec();
+      var container = pod.getContainers().get(0);
+      // The plugin reads the driver at /driver-root; CDI specs name the host's paths.
+      assertThat(env(container.getEnv(), "TESSERA_DRIVER_ROOT")).isEqualTo("/driver-root");
+      assertThat(env(container.getEnv(), "TESSERA_HOST_DRIVER_ROOT")).isEqualTo(hostRoot);
+      var mount =
+          container.getVolumeMounts().stream()
+              .filter(m -> m.getName().equals("driver-root"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(mount.getMountPath()).isEqualTo("/driver-root");
+      assertThat(mount.getReadOnly()).as("read-only unless asked").isTrue();
+      assertThat(mount.getMountPropagation()).isEqualTo("HostToContainer");
+      var volume =
+          pod.getVolumes().stream()
+              .filter(v -> v.getName().equals("driver-root"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(volume.getHostPath().getPath()).isEqualTo(hostRoot);
+    }
+    var writable = one(render("plugin.driverRootWritable=true"), DaemonSet.class);
+    assertThat(writable.getSpec().getTemplate().getSpec().getContainers().get(0).getVolumeMounts())
+        .filteredOn(m -> m.getName().equals("driver-root"))
+        .singleElement()
+        .satisfies(m -> assertThat(m.getReadOnly()).isFalse());
+  }
+
+  @Test
+  void thePluginCanRunUnprivileged() throws Exception {
+    DaemonSet ds = one(render(), DaemonSet.class);
+    var container = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
 
     var unprivileged = one(render("plugin.privileged=false"), DaemonSet.class);
@@ -287,7 +328,8 @@ class HelmChartTest {
     for (String bad :
         List.of(
             "controller.defaultOffering=sometimes",
-            "plugin.driverRoot=/",
+            "plugin.driverRoot=/usr/",
+            "plugin.driverRoot=driver",
             "webhook.failurePolicy=Maybe",
             "plugin.image.pullPolicy=Sometimes",
             "unknownKey=1")) {

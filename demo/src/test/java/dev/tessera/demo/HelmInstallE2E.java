@@ -77,6 +77,7 @@ class HelmInstallE2E {
               "plugin.kubeletRootDir=" + cluster.registryDir().getParent(),
               "plugin.cdiDir=" + cluster.cdiDir(),
               "plugin.driverRoot=" + root,
+              "plugin.driverRootWritable=true", // the simulator's MIG state
               "plugin.metricsPort=-1",
               "hostNetwork=true",
               "apiServer.host=" + apiServer.getHost(),

@@ -38,8 +38,12 @@ public final class DriverFiles {
 
   private DriverFiles() {}
 
-  /** Read-only bind mounts of every driver file found, at the same path inside the container. */
-  public static List<CdiSpec.Mount> discover(Path driverRoot) {
+  /**
+   * Read-only bind mounts of every driver file found: from its path on the host, to its path
+   * relative to the driver root inside the container.
+   */
+  public static List<CdiSpec.Mount> discover(DriverRoot root) {
+    Path driverRoot = root.inPlugin();
     var mounts = new ArrayList<CdiSpec.Mount>();
     for (String dir : LIBRARY_DIRS) {
       Path libDir = driverRoot.resolve(dir);
@@ -54,7 +58,7 @@ public final class DriverFiles {
                         .anyMatch(p -> f.getFileName().toString().startsWith(p)))
             .filter(Files::exists)
             .sorted()
-            .forEach(f -> mounts.add(mount(driverRoot, f)));
+            .forEach(f -> mounts.add(mount(root, f)));
       } catch (IOException e) {
         throw new UncheckedIOException("cannot list driver libraries in " + libDir, e);
       }
@@ -62,14 +66,14 @@ public final class DriverFiles {
     for (String binary : BINARIES) {
       Path file = driverRoot.resolve("usr/bin").resolve(binary);
       if (Files.isRegularFile(file)) {
-        mounts.add(mount(driverRoot, file));
+        mounts.add(mount(root, file));
       }
     }
     return List.copyOf(mounts);
   }
 
-  private static CdiSpec.Mount mount(Path driverRoot, Path file) {
-    String containerPath = "/" + driverRoot.relativize(file);
-    return new CdiSpec.Mount(file.toString(), containerPath, MOUNT_OPTIONS);
+  /** The host's path of the file, so the container runtime finds it; at / in the container. */
+  private static CdiSpec.Mount mount(DriverRoot root, Path file) {
+    return new CdiSpec.Mount(root.onHost(file).toString(), root.inContainer(file), MOUNT_OPTIONS);
   }
 }

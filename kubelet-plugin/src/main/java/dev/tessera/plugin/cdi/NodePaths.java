@@ -15,31 +15,40 @@ import java.util.regex.Pattern;
  */
 public final class NodePaths {
   private static final Pattern DEVICE_FILE_MINOR = Pattern.compile("DeviceFileMinor:\\s*(\\d+)");
-  private final Path devRoot;
+  private final DriverRoot devRoot;
   private final Path procRoot;
 
-  public NodePaths(Path devRoot, Path procRoot) {
+  /**
+   * @param devRoot the root whose {@code dev/} holds the device nodes, in the plugin and on the
+   *     host
+   * @param procRoot the root whose {@code proc/driver/nvidia} the plugin reads
+   */
+  public NodePaths(DriverRoot devRoot, Path procRoot) {
     this.devRoot = devRoot;
     this.procRoot = procRoot;
   }
 
-  /** Device nodes under the driver root if it has them, else under /; the same for /proc. */
-  public static NodePaths forDriverRoot(Path driverRoot) {
-    Path root = Path.of("/");
-    Path dev = Files.exists(driverRoot.resolve("dev/nvidiactl")) ? driverRoot : root;
-    Path proc = Files.isDirectory(driverRoot.resolve("proc/driver/nvidia")) ? driverRoot : root;
+  /**
+   * Device nodes under the driver root if it has them, else under /; the same for /proc. The
+   * plugin's / is the host's for these: a DaemonSet mounts the host's /dev at /dev.
+   */
+  public static NodePaths forDriverRoot(DriverRoot driverRoot) {
+    Path inPlugin = driverRoot.inPlugin();
+    DriverRoot dev =
+        Files.exists(inPlugin.resolve("dev/nvidiactl")) ? driverRoot : DriverRoot.at(Path.of("/"));
+    Path proc = Files.isDirectory(inPlugin.resolve("proc/driver/nvidia")) ? inPlugin : Path.of("/");
     return new NodePaths(dev, proc);
   }
 
   /** A device node by its path in the container, e.g. {@code /dev/nvidia0}. */
   public CdiSpec.DeviceNode deviceNode(String containerPath) {
-    Path host = devRoot.resolve(containerPath.substring(1));
+    Path host = devRoot.onHost().resolve(containerPath.substring(1));
     return new CdiSpec.DeviceNode(
         containerPath, host.toString().equals(containerPath) ? null : host.toString());
   }
 
   public boolean exists(String containerPath) {
-    return Files.exists(devRoot.resolve(containerPath.substring(1)));
+    return Files.exists(devRoot.inPlugin().resolve(containerPath.substring(1)));
   }
 
   /**

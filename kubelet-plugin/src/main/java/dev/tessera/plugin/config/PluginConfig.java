@@ -1,5 +1,6 @@
 package dev.tessera.plugin.config;
 
+import dev.tessera.plugin.cdi.DriverRoot;
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.bind.annotation.Bindable;
@@ -22,7 +23,11 @@ import java.util.List;
  * @param dataDir where the checkpoint and the MPS daemons' directories live; defaults to {@code
  *     <pluginsDir>/<driver>}
  * @param cdiDir where CDI specs are written for the container runtime
- * @param driverRoot where the NVIDIA driver's files are (/ on a host install)
+ * @param driverRoot where the NVIDIA driver's files are in the plugin's file system (/ on a host
+ *     install when the plugin runs on the host; a DaemonSet mounts the host's driver root
+ *     elsewhere)
+ * @param hostDriverRoot where the same files are on the host, which CDI specs must name; defaults
+ *     to {@code driverRoot}
  * @param bootIdFile the kernel's boot ID, to tell a reboot from a restart
  * @param kubeconfig a kubeconfig file; empty for in-cluster config or $KUBECONFIG
  * @param statusWriteDelay how long a claim's status write waits for a newer one of the same claim
@@ -47,6 +52,7 @@ public record PluginConfig(
     @Nullable String dataDir,
     @Bindable(defaultValue = "/var/run/cdi") String cdiDir,
     @Bindable(defaultValue = "/") String driverRoot,
+    @Nullable String hostDriverRoot,
     @Bindable(defaultValue = "/proc/sys/kernel/random/boot_id") String bootIdFile,
     @Nullable String kubeconfig,
     @Bindable(defaultValue = "100ms") Duration statusWriteDelay,
@@ -63,6 +69,13 @@ public record PluginConfig(
       throw new IllegalArgumentException(
           "tessera.node-name is required (set NODE_NAME from the downward API)");
     }
+  }
+
+  /** The driver root as the plugin sees it and as the host does. */
+  public DriverRoot driverRoots() {
+    return new DriverRoot(
+        Path.of(driverRoot),
+        Path.of(hostDriverRoot == null || hostDriverRoot.isBlank() ? driverRoot : hostDriverRoot));
   }
 
   public Path pluginDir() {

@@ -96,7 +96,7 @@ public class PluginFactory {
 
   @Singleton
   NodePaths nodePaths(PluginConfig config) {
-    return NodePaths.forDriverRoot(Path.of(config.driverRoot()));
+    return NodePaths.forDriverRoot(config.driverRoots());
   }
 
   @Singleton
@@ -113,7 +113,7 @@ public class PluginFactory {
                 })
             .map(paths::deviceNode)
             .toList();
-    var mounts = DriverFiles.discover(Path.of(config.driverRoot()));
+    var mounts = DriverFiles.discover(config.driverRoots());
     var common = new CdiSpec.ContainerEdits(List.of("NVIDIA_VISIBLE_DEVICES=void"), nodes, mounts);
     return new CdiSpecBuilder(config.driverName(), common);
   }

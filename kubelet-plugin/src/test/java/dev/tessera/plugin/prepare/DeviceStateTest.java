@@ -17,6 +17,7 @@ import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
+import dev.tessera.plugin.cdi.DriverRoot;
 import dev.tessera.plugin.cdi.NodePaths;
 import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
@@ -86,7 +87,7 @@ class DeviceStateTest {
 
   private DeviceState state(String bootId) {
     var tools = new DriverTools(root, runner);
-    var paths = NodePaths.forDriverRoot(root);
+    var paths = NodePaths.forDriverRoot(DriverRoot.at(root));
     var common =
         new CdiSpec.ContainerEdits(
             List.of("NVIDIA_VISIBLE_DEVICES=void"),
