@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tessera.controller.admission.SelfSignedCert;
 import dev.tessera.controller.admission.WebhookServer;
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.TesseraDeployment.Kind;
 import dev.tessera.plugin.it.TestFiles;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
@@ -25,10 +26,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Scenario 7 on the real cluster: the API server calls the controller's webhook (a host process,
- * reached at {@code https://127.0.0.1:<port>} with the test's certificate as the caBundle, in place
- * of the in-cluster Service of deploy/manifests/admission-webhook.yaml); bad Tessera configs are
- * refused naming the field, a good claim is admitted and its pod runs.
+ * Scenario 7 on the real cluster: the API server calls the controller's webhook, bad Tessera
+ * configs are refused naming the field, a good claim is admitted and its pod runs. Installed with
+ * Helm, the webhook is the chart's (its certificate, the controller pod); with host processes, the
+ * shipped deploy/manifests/admission-webhook.yaml pointed at {@code https://127.0.0.1:<port>} with
+ * the test's certificate as the caBundle.
  */
 class AdmissionE2E {
   private static final String SCENARIO = "07-invalid-config-rejected";
@@ -41,11 +43,19 @@ class AdmissionE2E {
   static void start() throws Exception {
     Cluster cluster = Clusters.require();
     dir = Files.createTempDirectory("tessera-webhook-e2e");
+    if (Kind.chosen() == Kind.HELM) {
+      // The chart's webhook: its own certificate, served by the controller pod.
+      tessera =
+          TesseraOnNode.start(
+              cluster, Kind.HELM, "H100-SXM5-80GB", 2, Offering.EXCLUSIVE, Map.of());
+      return;
+    }
     var cert = SelfSignedCert.create(dir);
     int port = freePort();
     tessera =
         TesseraOnNode.start(
             cluster,
+            Kind.HOST,
             "H100-SXM5-80GB",
             2,
             Offering.EXCLUSIVE,
@@ -57,7 +67,8 @@ class AdmissionE2E {
         .atMost(Duration.ofSeconds(30))
         .until(
             () ->
-                Files.readString(tessera.controller().log()).contains("admission webhook serving"));
+                Files.readString(tessera.processes().controller().log())
+                    .contains("admission webhook serving"));
     webhook = register(port, cert.caBundle());
   }
 
@@ -125,7 +136,7 @@ class AdmissionE2E {
     // The API server picks up a new webhook configuration within a moment: wait until it is in
     // force (a dry run goes through the webhooks without storing anything).
     await()
-        .atMost(Duration.ofSeconds(30))
+        .atMost(Duration.ofSeconds(60))
         .until(() -> refusal(() -> client.resource(items.get(0)).dryRun().create()) != null);
 
     assertRefused(

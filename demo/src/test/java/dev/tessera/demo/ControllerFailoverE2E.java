@@ -16,7 +16,8 @@ class ControllerFailoverE2E {
 
   @BeforeAll
   static void start() throws Exception {
-    tessera = TesseraOnNode.start(Clusters.require(), "H100-SXM5-80GB", 2, Offering.EXCLUSIVE);
+    tessera =
+        TesseraOnNode.startAsProcesses(Clusters.require(), "H100-SXM5-80GB", 2, Offering.EXCLUSIVE);
   }
 
   @AfterAll
@@ -28,15 +29,15 @@ class ControllerFailoverE2E {
 
   @Test
   void theSecondReplicaTakesOverWhenTheLeaderGoes() throws Exception {
-    try (var second = tessera.startAnotherController()) {
+    try (var second = tessera.processes().startAnotherController()) {
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> Files.readString(second.log()).contains("waiting to lead"));
-      assertThat(Files.readString(tessera.controller().log())).contains("leading");
+      assertThat(Files.readString(tessera.processes().controller().log())).contains("leading");
       // The first replica leads; the second waits and does not publish.
       assertThat(Files.readString(second.log())).doesNotContain(" leading ");
 
-      tessera.controller().close();
+      tessera.processes().controller().close();
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> Files.readString(second.log()).contains(" leading "));

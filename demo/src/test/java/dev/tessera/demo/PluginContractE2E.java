@@ -91,7 +91,7 @@ class PluginContractE2E {
     env.put("TESSERA_DRIVER_ROOT", root.toString());
     env.put("TESSERA_KUBECONFIG", cluster.adminKubeconfig().toString());
     env.put("TESSERA_METRICS_PORT", "-1");
-    plugin = TesseraOnNode.startPlugin(work, env);
+    plugin = TesseraProcesses.startPlugin(work, env);
     plugin.awaitRegistrationSocket();
     // Registration is never confirmed: the plugin neither reports a GpuNode nor holds a Lease.
     kubelet = new KubeletClient(plugin.registrationSocket(), plugin.draSocket());

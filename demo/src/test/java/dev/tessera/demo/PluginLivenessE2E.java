@@ -20,7 +20,8 @@ class PluginLivenessE2E {
 
   @BeforeAll
   static void start() throws Exception {
-    tessera = TesseraOnNode.start(Clusters.require(), "H100-SXM5-80GB", 2, Offering.EXCLUSIVE);
+    tessera =
+        TesseraOnNode.startAsProcesses(Clusters.require(), "H100-SXM5-80GB", 2, Offering.EXCLUSIVE);
   }
 
   @AfterAll
@@ -35,14 +36,15 @@ class PluginLivenessE2E {
     assertThat(tessera.slices()).isNotEmpty();
 
     long stopped = System.nanoTime();
-    tessera.stopPlugin();
+    tessera.processes().stopPlugin();
     await().atMost(Duration.ofSeconds(25)).until(() -> tessera.slices().isEmpty());
     Duration withdrawn = Duration.ofNanos(System.nanoTime() - stopped);
     System.out.printf(
         "--- slices withdrawn %d ms after the plugin stopped%n", withdrawn.toMillis());
-    assertThat(Files.readString(tessera.controller().log())).contains("pluginAlive=\"false\"");
+    assertThat(Files.readString(tessera.processes().controller().log()))
+        .contains("pluginAlive=\"false\"");
 
-    tessera.startPlugin();
+    tessera.processes().startPlugin();
     await().atMost(Duration.ofSeconds(30)).until(() -> !tessera.slices().isEmpty());
   }
 }

@@ -90,7 +90,7 @@ class ScenariosE2E {
         tessera
             .client()
             .leases()
-            .inNamespace("kube-node-lease")
+            .inNamespace(tessera.deployment().leaseNamespace())
             .withName("tessera-" + tessera.nodeName())
             .get();
     assertThat(lease).isNotNull();
@@ -111,7 +111,7 @@ class ScenariosE2E {
 
   @Test
   void theControllerCountsWhatItDoesInItsMetrics() throws Exception {
-    String metrics = tessera.controller().metrics();
+    String metrics = tessera.deployment().controllerMetrics();
     assertThat(metrics)
         .contains("tessera_controller_leader 1.0")
         .contains("tessera_controller_reported_nodes 1.0")

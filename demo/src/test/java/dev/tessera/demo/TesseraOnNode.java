@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.DriverNames;
 import dev.tessera.controller.render.Offering;
-import dev.tessera.plugin.it.PluginProcess;
+import dev.tessera.demo.TesseraDeployment.Kind;
 import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,50 +30,64 @@ import java.util.stream.Stream;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Tessera running on the cluster's node with a simulated GPU driver root: the node plugin as a host
- * process registered with the real kubelet, the node's slices published once from what NVML reports
- * (standing in for the controller until it runs in the cluster), and Tessera's DeviceClasses
- * applied. Closing stops the plugin and removes what it published.
+ * Tessera running on the cluster's node with a simulated GPU driver root, deployed one of two ways
+ * ({@link TesseraDeployment}: the Helm chart, or host processes), its node labelled with the
+ * offering, and what the tests do with it: apply a demo scenario, read what its pods saw, check the
+ * plugin's CDI specs and checkpoint on the node. Closing removes Tessera and what it published.
  */
 final class TesseraOnNode implements AutoCloseable {
+  // Quicker than production, so the tests see Lease expiry, resyncs and recovery in seconds.
+  /**
+   * The plugin's Lease: the controller notices a gone plugin well before the kubelet's 30 s wipe.
+   */
+  static final String PLUGIN_LEASE = "4s";
+
+  /** Device problems clear after this much quiet (production default: 5 minutes). */
+  static final String HEALTH_RECOVERY = "10s";
+
+  static final String CONTROLLER_RESYNC = "2s";
+  static final String CONTROLLER_LEASE_GRACE = "2s";
+  static final String CONTROLLER_ELECTION_LEASE = "6s";
+
   private static final Pattern GPU_NODE = Pattern.compile("(?m)/dev/nvidia(\\d+)$");
   private static final Path REPO =
       Path.of(System.getProperty("tessera.repo.dir", ".")).toAbsolutePath().normalize();
 
   private final Cluster cluster;
   private final Path work;
+  private final Path driverRoot;
   private final KubernetesClient client;
-  private final Map<String, String> pluginEnv;
-  private final ControllerProcess controller;
-  private final Map<String, String> controllerEnv;
-  private PluginProcess plugin;
+  private TesseraDeployment deployment;
 
-  private TesseraOnNode(
-      Cluster cluster,
-      Path work,
-      KubernetesClient client,
-      Map<String, String> pluginEnv,
-      PluginProcess plugin,
-      ControllerProcess controller,
-      Map<String, String> controllerEnv) {
+  private TesseraOnNode(Cluster cluster, Path work, Path driverRoot, KubernetesClient client) {
     this.cluster = cluster;
     this.work = work;
+    this.driverRoot = driverRoot;
     this.client = client;
-    this.pluginEnv = Map.copyOf(pluginEnv);
-    this.plugin = plugin;
-    this.controller = controller;
-    this.controllerEnv = Map.copyOf(controllerEnv);
   }
 
+  /** Tessera deployed the way the E2E tier runs (Helm unless {@code tessera.e2e.deploy=host}). */
   static TesseraOnNode start(
       Cluster cluster, String profile, int gpus, Offering offering, String... simulator)
       throws Exception {
-    return start(cluster, profile, gpus, offering, Map.of(), simulator);
+    return start(cluster, Kind.chosen(), profile, gpus, offering, Map.of(), simulator);
   }
 
-  /** As above, with more env for the controller (its webhook's certificate, say). */
+  /** Tessera as host processes, for tests that stop and start the plugin or controller. */
+  static TesseraOnNode startAsProcesses(
+      Cluster cluster, String profile, int gpus, Offering offering) throws Exception {
+    return start(cluster, Kind.HOST, profile, gpus, offering, Map.of());
+  }
+
+  /**
+   * Tessera on a simulated node of {@code gpus} GPUs of {@code profile} (mock-nvml-setup's {@code
+   * simulator} flags), deployed as {@code kind}; {@code controllerEnv} adds env vars to a host
+   * process controller (its webhook's certificate, say). Waits until the node's pool is published
+   * complete.
+   */
   static TesseraOnNode start(
       Cluster cluster,
+      Kind kind,
       String profile,
       int gpus,
       Offering offering,
@@ -87,23 +100,39 @@ final class TesseraOnNode implements AutoCloseable {
         new KubernetesClientBuilder()
             .withConfig(Config.fromKubeconfig(Files.readString(cluster.adminKubeconfig())))
             .build();
-    try (var in = Files.newInputStream(REPO.resolve("deploy/manifests/gpunode-crd.yaml"))) {
-      client.load(in).forceConflicts().serverSideApply();
+    var node = new TesseraOnNode(cluster, work, root, client);
+    try {
+      node.label(offering);
+      // DeviceClasses applied without Helm would block a release owning them; the chart brings its
+      // own, the manifests serve host processes.
+      node.deleteManifestDeviceClasses();
+      System.out.printf("%n== Tessera as %s on %d x %s (%s)%n", kind, gpus, profile, offering);
+      if (kind == Kind.HELM) {
+        node.deployment = TesseraRelease.install(cluster, client, root);
+      } else {
+        node.apply(REPO.resolve("deploy/manifests/gpunode-crd.yaml"));
+        node.deployment = TesseraProcesses.start(cluster, work, root, controllerEnv);
+      }
+      // The plugin reports the node, the controller publishes its pool: wait for a complete pool.
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () -> {
+                var slices = node.slices();
+                return !slices.isEmpty()
+                    && slices.size() == slices.get(0).getSpec().getPool().getResourceSliceCount();
+              });
+      if (kind == Kind.HOST) {
+        node.apply(REPO.resolve("deploy/manifests/deviceclasses.yaml"));
+      }
+      return node;
+    } catch (Exception | AssertionError e) {
+      node.close();
+      throw e;
     }
-    var env = new LinkedHashMap<String, String>();
-    env.put("NODE_NAME", cluster.nodeName());
-    env.put("TESSERA_REGISTRY_DIR", cluster.registryDir().toString());
-    env.put("TESSERA_PLUGINS_DIR", cluster.pluginsDir().toString());
-    env.put("TESSERA_CDI_DIR", cluster.cdiDir().toString());
-    env.put("TESSERA_DRIVER_ROOT", root.toString());
-    env.put("TESSERA_KUBECONFIG", cluster.adminKubeconfig().toString());
-    env.put("TESSERA_METRICS_PORT", "-1");
-    // A short Lease, so the controller notices a gone plugin well before the kubelet wipes its
-    // slices (30 s) and the tests can tell the two apart.
-    env.put("TESSERA_LEASE_DURATION", "4s");
-    // Device problems clear after this much quiet (production default: 5 minutes).
-    env.put("TESSERA_HEALTH_RECOVERY", "10s");
-    var plugin = startPlugin(work, env);
+  }
+
+  private void label(Offering offering) {
     client
         .nodes()
         .withName(cluster.nodeName())
@@ -112,76 +141,49 @@ final class TesseraOnNode implements AutoCloseable {
               n.getMetadata().getLabels().put(Offering.NODE_LABEL, offering.label());
               return n;
             });
-    var controller = startController(cluster, work.resolve("controller-1"), controllerEnv);
-    var node = new TesseraOnNode(cluster, work, client, env, plugin, controller, controllerEnv);
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
-    // The plugin reports the node, the controller publishes its pool: wait for a complete pool.
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(
-            () -> {
-              var slices = node.slices();
-              return !slices.isEmpty()
-                  && slices.size() == slices.get(0).getSpec().getPool().getResourceSliceCount();
-            });
-    node.apply(REPO.resolve("deploy/manifests/deviceclasses.yaml"));
-    return node;
   }
 
-  private static ControllerProcess startController(
-      Cluster cluster, Path dir, Map<String, String> extraEnv) throws IOException {
-    var env = new LinkedHashMap<String, String>();
-    env.put("TESSERA_CONTROLLER_KUBECONFIG", cluster.adminKubeconfig().toString());
-    env.put("TESSERA_CONTROLLER_RESYNC", "2s");
-    env.put("TESSERA_CONTROLLER_LEASE_GRACE", "2s");
-    env.put("TESSERA_CONTROLLER_ELECTION_LEASE_DURATION", "6s");
-    env.put("TESSERA_CONTROLLER_METRICS_PORT", "0"); // a free port, found in the log
-    env.putAll(extraEnv);
-    return ControllerProcess.start(
-        REPO.resolve("controller/target/tessera-controller.jar"), dir, env);
+  private void deleteManifestDeviceClasses() throws IOException {
+    try (var in = Files.newInputStream(REPO.resolve("deploy/manifests/deviceclasses.yaml"))) {
+      client.load(in).delete();
+    }
   }
 
-  /** A second controller replica beside the first (leader election decides which publishes). */
-  ControllerProcess startAnotherController() throws IOException {
-    return startController(cluster, work.resolve("controller-2"), controllerEnv);
+  /** How Tessera runs here. */
+  TesseraDeployment deployment() {
+    return deployment;
   }
 
-  /** Starts the node plugin's jar as its own process, configured by {@code env}. */
-  static PluginProcess startPlugin(Path work, Map<String, String> env) throws IOException {
-    return PluginProcess.start(
-        REPO.resolve("kubelet-plugin/target/tessera-kubelet-plugin.jar"), work, jvmOptions(), env);
+  /** Tessera's host processes; fails for a test that runs on the Helm release. */
+  TesseraProcesses processes() {
+    if (deployment instanceof TesseraProcesses processes) {
+      return processes;
+    }
+    throw new IllegalStateException("this test needs Tessera as host processes, not " + deployment);
   }
 
-  /** Stops the node plugin as a pod termination would; its Lease is no longer renewed. */
-  void stopPlugin() throws InterruptedException {
-    plugin.close();
-  }
-
-  /** Starts the node plugin again and waits until the kubelet has registered it. */
-  void startPlugin() throws IOException {
-    plugin = startPlugin(work, pluginEnv);
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
+  /** Tessera's Helm release; fails for a test that runs on host processes. */
+  TesseraRelease release() {
+    if (deployment instanceof TesseraRelease release) {
+      return release;
+    }
+    throw new IllegalStateException("this test needs Tessera's Helm release, not " + deployment);
   }
 
   /** The simulated driver root the plugin runs on. */
   Path driverRoot() {
-    return Path.of(pluginEnv.get("TESSERA_DRIVER_ROOT"));
+    return driverRoot;
   }
 
   /** What a stand-in tool of the simulated driver root was asked to do (one line per call). */
   String driverToolLog(String tool) throws IOException {
-    Path log =
-        Path.of(pluginEnv.get("TESSERA_DRIVER_ROOT")).resolve("var/log/mock-nvml/" + tool + ".log");
+    Path log = driverRoot.resolve("var/log/mock-nvml/" + tool + ".log");
     return Files.exists(log) ? Files.readString(log) : "";
   }
 
   /** Makes the simulated NVML report an event, e.g. {@code 0 xid 48} (see hack/mock-nvml). */
   void injectNvmlEvent(String line) throws IOException {
-    Path events = Path.of(pluginEnv.get("TESSERA_DRIVER_ROOT")).resolve("var/lib/mock-nvml/events");
+    Path events = driverRoot.resolve("var/lib/mock-nvml/events");
     Files.createDirectories(events.getParent());
     Files.writeString(events, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
@@ -192,10 +194,6 @@ final class TesseraOnNode implements AutoCloseable {
 
   String nodeName() {
     return cluster.nodeName();
-  }
-
-  PluginProcess plugin() {
-    return plugin;
   }
 
   /** Applies a demo scenario (demo/scenarios/NAME/scenario.yaml). */
@@ -301,16 +299,14 @@ final class TesseraOnNode implements AutoCloseable {
     return log == null ? "" : log;
   }
 
-  /** Claim UIDs in the plugin's checkpoint. */
+  /** Claim UIDs in the plugin's checkpoint (in the kubelet's plugins dir, either way). */
   Set<String> checkpointedClaims() throws IOException {
-    if (!Files.exists(plugin.checkpointFile())) {
+    Path checkpoint =
+        cluster.pluginsDir().resolve(DriverNames.DEFAULT_DRIVER).resolve("checkpoint.json");
+    if (!Files.exists(checkpoint)) {
       return Set.of();
     }
-    var claims =
-        JsonMapper.builder()
-            .build()
-            .readTree(Files.readString(plugin.checkpointFile()))
-            .get("claims");
+    var claims = JsonMapper.builder().build().readTree(Files.readString(checkpoint)).get("claims");
     return claims.propertyNames().stream().collect(Collectors.toSet());
   }
 
@@ -348,21 +344,12 @@ final class TesseraOnNode implements AutoCloseable {
         .toList();
   }
 
-  ControllerProcess controller() {
-    return controller;
-  }
-
-  private static String jvmOptions() throws IOException {
-    return Files.readAllLines(REPO.resolve("kubelet-plugin/jvm.options")).stream()
-        .filter(l -> !l.startsWith("#") && !l.isBlank())
-        .collect(Collectors.joining(" "));
-  }
-
   @Override
   public void close() throws Exception {
     try {
-      controller.close();
-      plugin.close();
+      if (deployment != null) {
+        deployment.close();
+      }
       client
           .nodes()
           .withName(cluster.nodeName())
@@ -374,10 +361,8 @@ final class TesseraOnNode implements AutoCloseable {
       client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
           .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
           .forEach(s -> client.resource(s).delete());
-      // The DeviceClasses go too: the next test may install them another way (the Helm chart).
-      try (var in = Files.newInputStream(REPO.resolve("deploy/manifests/deviceclasses.yaml"))) {
-        client.load(in).delete();
-      }
+      // The DeviceClasses go too: the next test may install them another way.
+      deleteManifestDeviceClasses();
     } finally {
       client.close();
       TestFiles.deleteTree(work);

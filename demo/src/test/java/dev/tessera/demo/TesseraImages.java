@@ -1,0 +1,61 @@
+package dev.tessera.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Tessera's two images as {@code hack/images} builds them (OCI archives, no registry), imported
+ * into the local cluster's containerd so {@code imagePullPolicy: Never} finds them. The archives
+ * are built again only when a jar is newer than them (about a minute); importing is quick.
+ */
+final class TesseraImages {
+  private static final List<String> IMAGES = List.of("kubelet-plugin", "controller");
+  private static final Path OUT = TesseraOnNode.repoFile("demo/target/images");
+
+  private TesseraImages() {}
+
+  /** Builds the archives if stale and imports both into the node's containerd. */
+  static void importInto(Cluster cluster) throws IOException, InterruptedException {
+    if (stale()) {
+      sh(TesseraOnNode.repoFile("hack/images") + " " + OUT);
+    }
+    Path env = cluster.adminKubeconfig().getParent().resolve("env");
+    for (String image : IMAGES) {
+      sh(". " + env + " && ctr images import --local " + archive(image));
+    }
+  }
+
+  private static boolean stale() throws IOException {
+    var jars =
+        List.of(
+            TesseraOnNode.repoFile("kubelet-plugin/target/tessera-kubelet-plugin.jar"),
+            TesseraOnNode.repoFile("controller/target/tessera-controller.jar"));
+    for (String image : IMAGES) {
+      Path archive = archive(image);
+      if (!Files.exists(archive)) {
+        return true;
+      }
+      for (Path jar : jars) {
+        if (Files.getLastModifiedTime(jar).compareTo(Files.getLastModifiedTime(archive)) > 0) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static Path archive(String image) {
+    return OUT.resolve(image + ".oci.tar");
+  }
+
+  private static void sh(String command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("bash", "-c", command).inheritIO().start();
+    assertThat(p.waitFor(5, TimeUnit.MINUTES)).as(command).isTrue();
+    assertThat(p.exitValue()).as(command).isZero();
+  }
+}

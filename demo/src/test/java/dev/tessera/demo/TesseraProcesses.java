@@ -1,0 +1,135 @@
+package dev.tessera.demo;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.plugin.it.PluginProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Tessera as host processes on the cluster's node: the node plugin's jar, registered with the real
+ * kubelet through its plugin dirs, and the controller's jar, both with the admin kubeconfig.
+ * Closing stops both.
+ */
+final class TesseraProcesses implements TesseraDeployment {
+  private static final Path REPO = TesseraOnNode.repoFile(".");
+
+  private final Cluster cluster;
+  private final Path work;
+  private final Map<String, String> pluginEnv;
+  private final Map<String, String> controllerEnv;
+  private final ControllerProcess controller;
+  private PluginProcess plugin;
+
+  private TesseraProcesses(
+      Cluster cluster,
+      Path work,
+      Map<String, String> pluginEnv,
+      Map<String, String> controllerEnv,
+      PluginProcess plugin,
+      ControllerProcess controller) {
+    this.cluster = cluster;
+    this.work = work;
+    this.pluginEnv = Map.copyOf(pluginEnv);
+    this.controllerEnv = Map.copyOf(controllerEnv);
+    this.plugin = plugin;
+    this.controller = controller;
+  }
+
+  /** Starts the plugin on {@code driverRoot} and one controller; waits for the registration. */
+  static TesseraProcesses start(
+      Cluster cluster, Path work, Path driverRoot, Map<String, String> controllerEnv)
+      throws IOException {
+    var env = new LinkedHashMap<String, String>();
+    env.put("NODE_NAME", cluster.nodeName());
+    env.put("TESSERA_REGISTRY_DIR", cluster.registryDir().toString());
+    env.put("TESSERA_PLUGINS_DIR", cluster.pluginsDir().toString());
+    env.put("TESSERA_CDI_DIR", cluster.cdiDir().toString());
+    env.put("TESSERA_DRIVER_ROOT", driverRoot.toString());
+    env.put("TESSERA_KUBECONFIG", cluster.adminKubeconfig().toString());
+    env.put("TESSERA_METRICS_PORT", "-1");
+    env.put("TESSERA_LEASE_DURATION", TesseraOnNode.PLUGIN_LEASE);
+    env.put("TESSERA_HEALTH_RECOVERY", TesseraOnNode.HEALTH_RECOVERY);
+    var plugin = startPlugin(work, env);
+    var controller = startController(cluster, work.resolve("controller-1"), controllerEnv);
+    var processes = new TesseraProcesses(cluster, work, env, controllerEnv, plugin, controller);
+    processes.awaitRegistered();
+    return processes;
+  }
+
+  private static ControllerProcess startController(
+      Cluster cluster, Path dir, Map<String, String> extraEnv) throws IOException {
+    var env = new LinkedHashMap<String, String>();
+    env.put("TESSERA_CONTROLLER_KUBECONFIG", cluster.adminKubeconfig().toString());
+    env.put("TESSERA_CONTROLLER_RESYNC", TesseraOnNode.CONTROLLER_RESYNC);
+    env.put("TESSERA_CONTROLLER_LEASE_GRACE", TesseraOnNode.CONTROLLER_LEASE_GRACE);
+    env.put("TESSERA_CONTROLLER_ELECTION_LEASE_DURATION", TesseraOnNode.CONTROLLER_ELECTION_LEASE);
+    env.put("TESSERA_CONTROLLER_METRICS_PORT", "0"); // a free port, found in the log
+    env.putAll(extraEnv);
+    return ControllerProcess.start(
+        REPO.resolve("controller/target/tessera-controller.jar"), dir, env);
+  }
+
+  /** Starts the node plugin's jar as its own process, configured by {@code env}. */
+  static PluginProcess startPlugin(Path work, Map<String, String> env) throws IOException {
+    return PluginProcess.start(
+        REPO.resolve("kubelet-plugin/target/tessera-kubelet-plugin.jar"), work, jvmOptions(), env);
+  }
+
+  private static String jvmOptions() throws IOException {
+    return Files.readAllLines(REPO.resolve("kubelet-plugin/jvm.options")).stream()
+        .filter(l -> !l.startsWith("#") && !l.isBlank())
+        .collect(Collectors.joining(" "));
+  }
+
+  private void awaitRegistered() {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
+  }
+
+  /** A second controller replica beside the first (leader election decides which publishes). */
+  ControllerProcess startAnotherController() throws IOException {
+    return startController(cluster, work.resolve("controller-2"), controllerEnv);
+  }
+
+  /** Stops the node plugin as a pod termination would; its Lease is no longer renewed. */
+  void stopPlugin() throws InterruptedException {
+    plugin.close();
+  }
+
+  /** Starts the node plugin again and waits until the kubelet has registered it. */
+  void startPlugin() throws IOException {
+    plugin = startPlugin(work, pluginEnv);
+    awaitRegistered();
+  }
+
+  PluginProcess plugin() {
+    return plugin;
+  }
+
+  ControllerProcess controller() {
+    return controller;
+  }
+
+  @Override
+  public String leaseNamespace() {
+    return "kube-node-lease";
+  }
+
+  @Override
+  public String controllerMetrics() throws IOException, InterruptedException {
+    return controller.metrics();
+  }
+
+  @Override
+  public void close() throws Exception {
+    controller.close();
+    plugin.close();
+  }
+}

@@ -1,0 +1,221 @@
+package dev.tessera.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Tessera installed with {@code helm install} into the local cluster, from the images {@code
+ * hack/images} builds ({@link TesseraImages}, {@code imagePullPolicy: Never}): the node plugin as
+ * the DaemonSet's pod on a simulated driver root (mounted at /driver-root in its container, so the
+ * CDI specs it writes must translate to the host's paths), the controller as the Deployment's pod,
+ * the chart's DeviceClasses and webhook.
+ *
+ * <p>Pods run on the node's host network, which on the local cluster is its private network
+ * namespace; they reach the API server over the cluster's host link ({@code apiServer.host}), and
+ * the API server reaches the controller's webhook over it ({@code webhook.url}: no kube-proxy).
+ * Closing uninstalls the release and waits until its pods and namespace are gone.
+ */
+final class TesseraRelease implements TesseraDeployment {
+  private static final int CONTROLLER_METRICS_PORT = 8080;
+
+  private final Cluster cluster;
+  private final KubernetesClient client;
+  private final Path driverRoot;
+  private boolean driverRootMounted;
+
+  private TesseraRelease(Cluster cluster, KubernetesClient client, Path driverRoot) {
+    this.cluster = cluster;
+    this.client = client;
+    this.driverRoot = driverRoot;
+  }
+
+  /** Imports the images, installs the chart, waits until the plugin pod has registered. */
+  static TesseraRelease install(Cluster cluster, KubernetesClient client, Path driverRoot)
+      throws Exception {
+    TesseraImages.importInto(cluster);
+    URI apiServer =
+        URI.create(
+            Config.fromKubeconfig(Files.readString(cluster.adminKubeconfig())).getMasterUrl());
+    var install =
+        new ArrayList<>(
+            List.of(
+                "install",
+                HelmChart.RELEASE,
+                HelmChart.CHART.toString(),
+                "-n",
+                HelmChart.NAMESPACE,
+                "--create-namespace",
+                "--kubeconfig",
+                cluster.adminKubeconfig().toString()));
+    for (String value :
+        List.of(
+            "plugin.image.pullPolicy=Never",
+            "controller.image.pullPolicy=Never",
+            "plugin.kubeletRootDir=" + cluster.registryDir().getParent(),
+            "plugin.cdiDir=" + cluster.cdiDir(),
+            "plugin.driverRoot=" + driverRoot,
+            "plugin.driverRootWritable=true", // the simulator keeps its MIG state there
+            "plugin.metricsPort=-1",
+            "plugin.leaseDuration=" + TesseraOnNode.PLUGIN_LEASE,
+            "plugin.env.TESSERA_HEALTH_RECOVERY=" + TesseraOnNode.HEALTH_RECOVERY,
+            "hostNetwork=true",
+            "apiServer.host=" + apiServer.getHost(),
+            "apiServer.port=" + apiServer.getPort(),
+            // One replica: on the host network a second would want the same ports.
+            "controller.replicas=1",
+            "controller.metricsPort=" + CONTROLLER_METRICS_PORT,
+            "controller.leaseGrace=" + TesseraOnNode.CONTROLLER_LEASE_GRACE,
+            "controller.electionLeaseDuration=" + TesseraOnNode.CONTROLLER_ELECTION_LEASE,
+            "controller.env.TESSERA_CONTROLLER_RESYNC=" + TesseraOnNode.CONTROLLER_RESYNC,
+            // No kube-proxy: the API server calls the controller pod on the node's host network.
+            "webhook.url=https://" + cluster.hostNetworkAddress() + ":8443/validate")) {
+      install.addAll(List.of("--set", value));
+    }
+    var release = new TesseraRelease(cluster, client, driverRoot);
+    try {
+      release.shareDriverRoot();
+      HelmChart.helm(install).orFail("helm install");
+      Pod plugin = release.awaitOnePluginPodRegistered(null);
+      System.out.println("--- the plugin pod's log:\n" + client.pods().resource(plugin).getLog());
+    } catch (Exception | AssertionError e) {
+      release.close();
+      throw e;
+    }
+    return release;
+  }
+
+  /**
+   * The chart mounts the driver root with HostToContainer propagation (a driver container may mount
+   * it later), which containerd allows only from a shared or slave mount. A real node's / is shared
+   * (systemd); this machine's is private, so the simulated root becomes a shared mount of its own.
+   */
+  private void shareDriverRoot() throws IOException, InterruptedException {
+    run("mount", "--bind", driverRoot.toString(), driverRoot.toString());
+    driverRootMounted = true;
+    run("mount", "--make-shared", driverRoot.toString());
+  }
+
+  private static void run(String... command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor()).as(String.join(" ", command) + ": " + output).isZero();
+  }
+
+  /** {@code helm upgrade --reuse-values} with more values. */
+  void upgrade(String... values) throws IOException, InterruptedException {
+    var upgrade =
+        new ArrayList<>(
+            List.of(
+                "upgrade",
+                HelmChart.RELEASE,
+                HelmChart.CHART.toString(),
+                "-n",
+                HelmChart.NAMESPACE,
+                "--reuse-values",
+                "--kubeconfig",
+                cluster.adminKubeconfig().toString()));
+    for (String value : values) {
+      upgrade.addAll(List.of("--set", value));
+    }
+    HelmChart.helm(upgrade).orFail("helm upgrade");
+  }
+
+  /** Waits until exactly one plugin pod runs on the node, is not {@code notUid}, and registered. */
+  Pod awaitOnePluginPodRegistered(String notUid) {
+    await()
+        .atMost(Duration.ofSeconds(150))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              List<Pod> pods = pluginPods();
+              assertThat(pods).hasSize(1);
+              Pod pod = pods.get(0);
+              assertThat(pod.getMetadata().getUid()).isNotEqualTo(notUid);
+              assertThat(pod.getSpec().getNodeName()).isEqualTo(cluster.nodeName());
+              assertThat(client.pods().resource(pod).getLog())
+                  .contains("registered with the kubelet");
+            });
+    return pluginPods().get(0);
+  }
+
+  List<Pod> pluginPods() {
+    return client
+        .pods()
+        .inNamespace(HelmChart.NAMESPACE)
+        .withLabel("app.kubernetes.io/name", "tessera-kubelet-plugin")
+        .list()
+        .getItems();
+  }
+
+  @Override
+  public String leaseNamespace() {
+    return HelmChart.NAMESPACE;
+  }
+
+  @Override
+  public String controllerMetrics() throws IOException, InterruptedException {
+    var url =
+        URI.create(
+            "http://" + cluster.hostNetworkAddress() + ":" + CONTROLLER_METRICS_PORT + "/metrics");
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      return http.send(HttpRequest.newBuilder(url).build(), HttpResponse.BodyHandlers.ofString())
+          .body();
+    }
+  }
+
+  /** Tessera's pods, each container with its restart count (a crash loop must not go unseen). */
+  private List<String> restarts() {
+    return client.pods().inNamespace(HelmChart.NAMESPACE).list().getItems().stream()
+        .flatMap(
+            pod ->
+                pod.getStatus().getContainerStatuses().stream()
+                    .map(c -> pod.getMetadata().getName() + " restarts=" + c.getRestartCount()))
+        .toList();
+  }
+
+  @Override
+  public void close() throws Exception {
+    List<String> restarts = restarts();
+    try {
+      uninstall();
+    } finally {
+      assertThat(restarts)
+          .as("Tessera's pods ran without a restart")
+          .allMatch(r -> r.endsWith(" restarts=0"));
+    }
+  }
+
+  private void uninstall() throws Exception {
+    HelmChart.helm(
+        List.of(
+            "uninstall",
+            HelmChart.RELEASE,
+            "-n",
+            HelmChart.NAMESPACE,
+            "--wait",
+            "--kubeconfig",
+            cluster.adminKubeconfig().toString()));
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> pluginPods().isEmpty());
+      HelmChart.deleteNamespace(client);
+    } finally {
+      if (driverRootMounted) {
+        run("umount", driverRoot.toString());
+      }
+    }
+  }
+}
