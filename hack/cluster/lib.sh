@@ -40,3 +40,23 @@ images_dir() {
     | sha256sum | cut -c1-12)
   echo "$CACHE/images-$key"
 }
+
+# make_busybox_image OUT.tar: the workload image $BUSYBOX_IMAGE (Debian's static busybox, its applets as links) as
+# an OCI archive. Shared by build (the local cluster) and hack/kind/up.
+make_busybox_image() {
+  if [ ! -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
+    die "a static /bin/busybox is needed for $BUSYBOX_IMAGE (apt-get install busybox-static)"
+  fi
+  local rootfs applet
+  rootfs=$(mktemp -d)
+  chmod 755 "$rootfs"
+  mkdir -p "$rootfs/bin" "$rootfs/tmp" "$rootfs/etc"
+  cp /bin/busybox "$rootfs/bin/busybox"
+  for applet in $(/bin/busybox --list); do
+    [ "$applet" = busybox ] || ln -s busybox "$rootfs/bin/$applet"
+  done
+  echo 'root:x:0:0:root:/root:/bin/sh' >"$rootfs/etc/passwd"
+  echo 'root:x:0:' >"$rootfs/etc/group"
+  "$cluster_dir/mkimage" "$1" "$BUSYBOX_IMAGE" "$rootfs" '["/bin/sh"]'
+  rm -rf "$rootfs"
+}
