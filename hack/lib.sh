@@ -1,4 +1,5 @@
 # Shared by the hack/ scripts: pick the newest JDK on the machine and make sure gcc/make exist.
+# shellcheck shell=bash
 
 # The newest JDK under /usr/lib/jvm (by its major version), unless JAVA_HOME is already set to one.
 tessera_pick_jdk() {
@@ -18,15 +19,27 @@ tessera_pick_jdk() {
   export PATH="$JAVA_HOME/bin:$PATH"
 }
 
-# gcc and make build the NVML simulator; openssl makes the webhook tests' certificates.
+# gcc and make build the NVML simulator; openssl makes the webhook tests' certificates; shellcheck checks the
+# hack/kind scripts (KindScriptsTest, which on CI fails without it). Installed with apt when missing and root.
 tessera_need_build_tools() {
-  if command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null; then return; fi
+  if command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null \
+    && command -v shellcheck >/dev/null; then return; fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make libc6-dev openssl >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make libc6-dev openssl shellcheck >/dev/null
+  elif command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null; then
+    echo "shellcheck is missing: KindScriptsTest skips its shellcheck of hack/kind (fails on CI)" >&2
   else
     echo "gcc, make (the NVML simulator) and openssl (the webhook tests) are needed" >&2; return 1
   fi
+}
+
+# The Go environment for tools built from the Go module proxy (Helm, kind), under cache dir $1: the local
+# cluster's module and build caches (hack/cluster/build), so modules they share download and compile once.
+# GOTOOLCHAIN=local: a module that wants a newer Go fails loudly instead of fetching a toolchain.
+tessera_go_env() {
+  local go=$1/cluster/go
+  export GOTOOLCHAIN=local GOPATH=$go GOMODCACHE=$go/pkg/mod GOCACHE=$go/cache GOFLAGS="-modcacherw -buildvcs=false"
 }
 
 # Builds everything and writes the test classpath of the plugin module to $TESSERA_TEST_CP
