@@ -42,6 +42,31 @@ tessera_go_env() {
   export GOTOOLCHAIN=local GOPATH=$go GOMODCACHE=$go/pkg/mod GOCACHE=$go/cache GOFLAGS="-modcacherw -buildvcs=false"
 }
 
+# tessera_images DIR: the node plugin's and the controller's image archives (kubelet-plugin.oci.tar,
+# controller.oci.tar) in DIR: built by hack/images, or links to those in $TESSERA_IMAGES where that is set (with
+# its busybox.oci.tar, if there). For the scripts that install Tessera into a cluster.
+tessera_images() {
+  local dir=$1 hack f
+  hack=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  mkdir -p "$dir"
+  if [ -z "${TESSERA_IMAGES:-}" ]; then
+    "$hack/images" "$dir"
+    return
+  fi
+  for f in kubelet-plugin controller busybox; do
+    if [ -f "$TESSERA_IMAGES/$f.oci.tar" ]; then ln -sfn "$(cd "$TESSERA_IMAGES" && pwd)/$f.oci.tar" "$dir/"; fi
+  done
+  for f in kubelet-plugin controller; do
+    [ -e "$dir/$f.oci.tar" ] || { echo "TESSERA_IMAGES=$TESSERA_IMAGES has no $f.oci.tar" >&2; return 1; }
+  done
+}
+
+# tessera_simulated_node ROOT SEED: a simulated GPU node's driver root, as the demo runs on: 4 x H100-SXM5-80GB
+# from the NVML simulator, UUIDs seeded with SEED (the node's name).
+tessera_simulated_node() {
+  "$(dirname "${BASH_SOURCE[0]}")/mock-nvml/mock-nvml-setup" --root "$1" --profile H100-SXM5-80GB --gpus 4 --seed "$2"
+}
+
 # Builds everything and writes the test classpath of the plugin module to $TESSERA_TEST_CP
 # (for the programs in its test sources: the demo and the benchmark).
 tessera_build_plugin_test_classpath() {

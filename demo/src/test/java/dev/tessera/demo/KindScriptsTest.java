@@ -113,7 +113,7 @@ class KindScriptsTest {
     env.put("TESSERA_KIND_BIN", standIns.add("kind", KIND).toString());
     env.put("TESSERA_HELM", standIns.bin().resolve("helm").toString());
     env.put("TESSERA_KIND_DIR", state.toString());
-    env.put("TESSERA_KIND_IMAGES", images.toString());
+    env.put("TESSERA_IMAGES", images.toString());
     for (int i = 0; i < more.length; i += 2) {
       env.put(more[i], more[i + 1]);
     }
@@ -358,28 +358,7 @@ class KindScriptsTest {
 
   @Test
   void theScriptsAreShellcheckClean() throws Exception {
-    boolean installed =
-        new ProcessBuilder("sh", "-c", "command -v shellcheck").start().waitFor() == 0;
-    if (!installed) {
-      if ("true".equals(System.getenv("CI"))) {
-        fail("shellcheck is not installed (hack/lib.sh's tessera_need_build_tools installs it)");
-      }
-      Assumptions.abort("shellcheck is not installed: hack/kind not checked");
-    }
-    var command =
-        List.of(
-            "shellcheck",
-            "-x",
-            "-P",
-            "SCRIPTDIR",
-            UP.toString(),
-            DEMO.toString(),
-            DOWN.toString(),
-            REPO.resolve("hack/kind/lib.sh").toString());
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes());
-    assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
-    assertThat(p.exitValue()).as(output).isZero();
+    ShellCheck.assertClean(UP, DEMO, DOWN, REPO.resolve("hack/kind/lib.sh"));
   }
 
   /** kind as up finds it: built once from the Go module proxy; skipped where it cannot be. */
