@@ -42,6 +42,22 @@ tessera_go_env() {
   export GOTOOLCHAIN=local GOPATH=$go GOMODCACHE=$go/pkg/mod GOCACHE=$go/cache GOFLAGS="-modcacherw -buildvcs=false"
 }
 
+# tessera_copy_libs ROOTFS DIR: copies every shared library the ELF files under DIR load (as ldd resolves them on
+# this host) into ROOTFS, at the same paths, with the dynamic loader. For images of a jlink'ed runtime.
+tessera_copy_libs() {
+  local rootfs=$1 lib
+  # Not the graphics and sound libraries of java.desktop (X11 and more): nothing headless loads them.
+  find "$2" -type f \( -name '*.so' -o -perm -u+x \) -not \( -name 'libawt_xawt.so' -o -name 'libjawt.so' \
+    -o -name 'libsplashscreen.so' -o -name 'libjsound.so' \) -print0 | xargs -0 -r ldd 2>/dev/null \
+    | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p' | sort -u |
+    while read -r lib; do
+      # The runtime's own libraries (ldd resolves them inside ROOTFS) are there already.
+      case "$lib" in "$rootfs"/*) continue ;; esac
+      mkdir -p "$rootfs$(dirname "$lib")"
+      cp -L "$lib" "$rootfs$lib"
+    done
+}
+
 # tessera_images DIR: the node plugin's and the controller's image archives (kubelet-plugin.oci.tar,
 # controller.oci.tar) in DIR: built by hack/images, or links to those in $TESSERA_IMAGES where that is set (with
 # its busybox.oci.tar, if there). For the scripts that install Tessera into a cluster.
