@@ -186,6 +186,24 @@ class HelmChartTest {
   }
 
   @Test
+  void theImagesTheBuildTagsAreTheOnesTheChartRuns() throws Exception {
+    String appVersion =
+        Files.readString(CHART.resolve("Chart.yaml"))
+            .lines()
+            .filter(l -> l.startsWith("appVersion:"))
+            .map(l -> l.substring("appVersion:".length()).strip().replace("\"", ""))
+            .findFirst()
+            .orElseThrow();
+    // The jib profile tags its images with tessera.image.tag (hack/images with the appVersion).
+    assertThat(Files.readString(REPO.resolve("pom.xml")))
+        .contains("<tessera.image.repository>localhost/tessera</tessera.image.repository>")
+        .contains("<tessera.image.tag>" + appVersion + "</tessera.image.tag>");
+    DaemonSet ds = one(render(), DaemonSet.class);
+    assertThat(ds.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        .isEqualTo("localhost/tessera/kubelet-plugin:" + appVersion);
+  }
+
+  @Test
   void theCrdIsTheManifestByteForByte() throws Exception {
     assertThat(Files.readString(CHART.resolve("crds/gpunode-crd.yaml")))
         .as("deploy/helm/tessera/crds/gpunode-crd.yaml must be a copy of deploy/manifests/")
