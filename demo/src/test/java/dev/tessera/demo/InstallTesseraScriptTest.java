@@ -84,6 +84,7 @@ class InstallTesseraScriptTest {
             "--set plugin.kubeletRootDir=" + cluster.resolve("kubelet"),
             "--set plugin.cdiDir=/var/run/cdi",
             "--set plugin.driverRoot=" + dir.resolve("driver-root"),
+            "--set plugin.driverRootWritable=true",
             "--set hostNetwork=true",
             "--set apiServer.host=10.250.0.1",
             "--set apiServer.port=6443",

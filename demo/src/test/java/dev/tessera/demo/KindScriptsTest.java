@@ -160,6 +160,7 @@ class KindScriptsTest {
             "--set plugin.image.pullPolicy=Never",
             "--set controller.image.pullPolicy=Never",
             "--set plugin.driverRoot=" + root,
+            "--set plugin.driverRootWritable=true",
             "--set deviceClasses.extendedResource=true",
             "--set plugin.env.TESSERA_HEALTH_RECOVERY=30s")
         // kind has kube-proxy and a CNI: none of the local cluster's host-network settings.
@@ -194,7 +195,7 @@ class KindScriptsTest {
     assertThat(one(standIns.calls("helm")))
         .containsPattern("--set plugin\\.driverRoot=/( |$)")
         .contains("--set plugin.image.pullPolicy=Never")
-        .doesNotContain("TESSERA_HEALTH_RECOVERY");
+        .doesNotContain("TESSERA_HEALTH_RECOVERY", "driverRootWritable");
   }
 
   @Test
