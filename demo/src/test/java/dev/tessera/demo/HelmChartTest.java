@@ -389,8 +389,7 @@ class HelmChartTest {
             .orElseThrow();
     var lines = new ArrayList<String>();
     for (PolicyRule rule : rules) {
-      String names =
-          rule.getResourceNames().isEmpty() ? "" : rule.getResourceNames().toString();
+      String names = rule.getResourceNames().isEmpty() ? "" : rule.getResourceNames().toString();
       for (String group : rule.getApiGroups()) {
         for (String resource : rule.getResources()) {
           lines.add(group + "/" + resource + names + ": " + String.join(",", rule.getVerbs()));

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code hack/cluster/install-tessera}, Tessera into the local cluster in one command, against
  * stand-ins for ctr, kubectl and Helm and a cluster dir of its own: it imports both images, lays
  * out the simulated node and installs with the values the local cluster needs — the ones {@link
- * HelmInstallE2E} proves on the real cluster.
+ * TesseraRelease} proves on the real cluster.
  */
 class InstallTesseraScriptTest {
   private static final Path SCRIPT = HelmChart.REPO.resolve("hack/cluster/install-tessera");
