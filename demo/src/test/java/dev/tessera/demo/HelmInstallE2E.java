@@ -65,8 +65,8 @@ class HelmInstallE2E {
             .doesNotContainAnyElementsOf(first)
             .doesNotContainAnyElementsOf(second);
       } finally {
-        tessera.deleteScenarioAndWaitForUnprepare("02-two-gpus-one-claim");
-        tessera.deleteScenarioAndWaitForUnprepare("01-gpu-per-pod");
+        tessera.deleteScenario("02-two-gpus-one-claim");
+        tessera.deleteScenarioAndWaitForUnprepare("01-gpu-per-pod"); // waits for both
       }
     }
   }

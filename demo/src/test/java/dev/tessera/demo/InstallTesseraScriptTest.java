@@ -107,6 +107,35 @@ class InstallTesseraScriptTest {
   }
 
   @Test
+  void aDriverRootLaidOutAlreadyAndMoreHelmValuesAsTheE2eTierInstallsIt() throws Exception {
+    Path root = Files.createDirectories(work.resolve("sim-root"));
+    var result =
+        standIns.run(
+            SCRIPT,
+            System.getenv("PATH"),
+            env,
+            "--driver-root",
+            root.toString(),
+            "--set",
+            "plugin.leaseDuration=4s");
+    assertThat(result.exitCode()).as(result.errors()).isZero();
+
+    // That root, not one laid out by the script; the extra values last, so they win.
+    assertThat(cluster.resolve("tessera/driver-root")).doesNotExist();
+    assertThat(standIns.calls("helm"))
+        .singleElement()
+        .asString()
+        .contains("--set plugin.driverRoot=" + root + " ")
+        .endsWith(
+            "--set webhook.url=https://10.250.0.2:8443/validate --set plugin.leaseDuration=4s");
+
+    var missing =
+        standIns.run(SCRIPT, System.getenv("PATH"), env, "--driver-root", work + "/nowhere");
+    assertThat(missing.exitCode()).isNotZero();
+    assertThat(missing.errors()).contains("--driver-root needs an existing directory");
+  }
+
+  @Test
   void withoutARunningClusterItSaysToBringOneUp() throws Exception {
     Files.delete(cluster.resolve("env"));
     var result = standIns.run(SCRIPT, System.getenv("PATH"), env);

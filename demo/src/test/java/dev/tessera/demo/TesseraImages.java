@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Tessera's two images as {@code hack/images} builds them (OCI archives, no registry), imported
- * into the local cluster's containerd so {@code imagePullPolicy: Never} finds them. The archives
- * are built again only when a jar is newer than them (about a minute); importing is quick.
+ * Tessera's two images as {@code hack/images} builds them (OCI archives, no registry), for {@code
+ * hack/cluster/install-tessera} to import into the local cluster's containerd. Built again only
+ * when a jar is newer than them (about a minute).
  */
 final class TesseraImages {
   private static final List<String> IMAGES = List.of("kubelet-plugin", "controller");
@@ -19,15 +19,12 @@ final class TesseraImages {
 
   private TesseraImages() {}
 
-  /** Builds the archives if stale and imports both into the node's containerd. */
-  static void importInto(Cluster cluster) throws IOException, InterruptedException {
+  /** Builds the archives if a jar is newer than them; returns their directory. */
+  static Path build() throws IOException, InterruptedException {
     if (stale()) {
       sh(TesseraOnNode.repoFile("hack/images") + " " + OUT);
     }
-    Path env = cluster.adminKubeconfig().getParent().resolve("env");
-    for (String image : IMAGES) {
-      sh(". " + env + " && ctr images import --local " + archive(image));
-    }
+    return OUT;
   }
 
   private static boolean stale() throws IOException {

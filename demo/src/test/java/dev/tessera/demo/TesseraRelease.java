@@ -4,25 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Tessera installed with {@code helm install} into the local cluster, from the images {@code
- * hack/images} builds ({@link TesseraImages}, {@code imagePullPolicy: Never}): the node plugin as
- * the DaemonSet's pod on a simulated driver root (mounted at /driver-root in its container, so the
- * CDI specs it writes must translate to the host's paths), the controller as the Deployment's pod,
- * the chart's DeviceClasses and webhook.
+ * Tessera installed with {@code helm install} into the local cluster by {@code
+ * hack/cluster/install-tessera}, from the images {@code hack/images} builds ({@link TesseraImages},
+ * {@code imagePullPolicy: Never}): the node plugin as the DaemonSet's pod on a simulated driver
+ * root (mounted at /driver-root in its container, so the CDI specs it writes must translate to the
+ * host's paths), the controller as the Deployment's pod, the chart's DeviceClasses and webhook.
  *
  * <p>Pods run on the node's host network, which on the local cluster is its private network
  * namespace; they reach the API server over the cluster's host link ({@code apiServer.host}), and
@@ -43,52 +42,39 @@ final class TesseraRelease implements TesseraDeployment {
     this.driverRoot = driverRoot;
   }
 
-  /** Imports the images, installs the chart, waits until the plugin pod has registered. */
+  /**
+   * Installs Tessera with {@code hack/cluster/install-tessera} (what the README's quickstart runs:
+   * the images imported, {@code helm install} with the local cluster's values) on {@code
+   * driverRoot}, with quicker leases and resyncs; waits until the plugin pod has registered.
+   */
   static TesseraRelease install(Cluster cluster, KubernetesClient client, Path driverRoot)
       throws Exception {
-    TesseraImages.importInto(cluster);
-    URI apiServer =
-        URI.create(
-            Config.fromKubeconfig(Files.readString(cluster.adminKubeconfig())).getMasterUrl());
-    var install =
-        new ArrayList<>(
-            List.of(
-                "install",
-                HelmChart.RELEASE,
-                HelmChart.CHART.toString(),
-                "-n",
-                HelmChart.NAMESPACE,
-                "--create-namespace",
-                "--kubeconfig",
-                cluster.adminKubeconfig().toString()));
+    HelmChart.helm(List.of("version", "--short")).orFail("helm version"); // skips without Helm
+    Path images = TesseraImages.build();
+    var command =
+        new ArrayList<>(List.of(TesseraOnNode.repoFile("hack/cluster/install-tessera").toString()));
+    command.addAll(List.of("--driver-root", driverRoot.toString()));
     for (String value :
         List.of(
-            "plugin.image.pullPolicy=Never",
-            "controller.image.pullPolicy=Never",
-            "plugin.kubeletRootDir=" + cluster.registryDir().getParent(),
-            "plugin.cdiDir=" + cluster.cdiDir(),
-            "plugin.driverRoot=" + driverRoot,
-            "plugin.driverRootWritable=true", // the simulator keeps its MIG state there
-            "plugin.metricsPort=-1",
             "plugin.leaseDuration=" + TesseraOnNode.PLUGIN_LEASE,
             "plugin.env.TESSERA_HEALTH_RECOVERY=" + TesseraOnNode.HEALTH_RECOVERY,
-            "hostNetwork=true",
-            "apiServer.host=" + apiServer.getHost(),
-            "apiServer.port=" + apiServer.getPort(),
-            // One replica: on the host network a second would want the same ports.
-            "controller.replicas=1",
             "controller.metricsPort=" + CONTROLLER_METRICS_PORT,
             "controller.leaseGrace=" + TesseraOnNode.CONTROLLER_LEASE_GRACE,
             "controller.electionLeaseDuration=" + TesseraOnNode.CONTROLLER_ELECTION_LEASE,
-            "controller.env.TESSERA_CONTROLLER_RESYNC=" + TesseraOnNode.CONTROLLER_RESYNC,
-            // No kube-proxy: the API server calls the controller pod on the node's host network.
-            "webhook.url=https://" + cluster.hostNetworkAddress() + ":8443/validate")) {
-      install.addAll(List.of("--set", value));
+            "controller.env.TESSERA_CONTROLLER_RESYNC=" + TesseraOnNode.CONTROLLER_RESYNC)) {
+      command.addAll(List.of("--set", value));
     }
     var release = new TesseraRelease(cluster, client, driverRoot);
     try {
       release.shareDriverRoot();
-      HelmChart.helm(install).orFail("helm install");
+      var builder = new ProcessBuilder(command).inheritIO();
+      builder.environment().put("TESSERA_IMAGES", images.toString());
+      builder
+          .environment()
+          .put("TESSERA_CLUSTER_DIR", cluster.adminKubeconfig().getParent().toString());
+      Process install = builder.start();
+      assertThat(install.waitFor(6, TimeUnit.MINUTES)).as("install-tessera in 6 minutes").isTrue();
+      assertThat(install.exitValue()).as("install-tessera's exit code").isZero();
       Pod plugin = release.awaitOnePluginPodRegistered(null);
       System.out.println("--- the plugin pod's log:\n" + client.pods().resource(plugin).getLog());
     } catch (Exception | AssertionError e) {
