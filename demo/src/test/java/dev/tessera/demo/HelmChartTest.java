@@ -344,6 +344,43 @@ class HelmChartTest {
   }
 
   @Test
+  void readinessProbesCanBeLeftOut() throws Exception {
+    var probed = render();
+    assertThat(
+            one(probed, DaemonSet.class)
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getReadinessProbe())
+        .isNotNull();
+    assertThat(
+            one(probed, Deployment.class)
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getReadinessProbe())
+        .isNotNull();
+    var unprobed = render("readinessProbes=false");
+    assertThat(
+            one(unprobed, DaemonSet.class)
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getReadinessProbe())
+        .isNull();
+    var controller =
+        one(unprobed, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(controller.getReadinessProbe()).isNull();
+    assertThat(controller.getPorts()).extracting(p -> p.getName()).contains("metrics", "webhook");
+  }
+
+  @Test
   void theSchemaRefusesBadValues() throws Exception {
     for (String bad :
         List.of(

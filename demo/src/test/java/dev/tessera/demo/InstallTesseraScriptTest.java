@@ -86,6 +86,7 @@ class InstallTesseraScriptTest {
             "--set plugin.driverRoot=" + dir.resolve("driver-root"),
             "--set plugin.driverRootWritable=true",
             "--set hostNetwork=true",
+            "--set readinessProbes=false",
             "--set apiServer.host=10.250.0.1",
             "--set apiServer.port=6443",
             "--set controller.replicas=1",

@@ -73,6 +73,7 @@ public class NodePoolController {
   private SharedIndexInformer<GenericKubernetesResource> gpuNodes;
   private SharedIndexInformer<Node> nodes;
   private SharedIndexInformer<Lease> leases;
+  private boolean synced; // guarded by queue
   private SharedIndexInformer<ResourceSlice> slices;
 
   public NodePoolController(
@@ -124,7 +125,6 @@ public class NodePoolController {
           }
         });
     inform(gpuNodes, o -> o.getMetadata().getName());
-    gpuNodes.start().toCompletableFuture().join();
     // Nodes: only the offering label and the UID (a real Node's status is large).
     nodes =
         slim(
@@ -133,10 +133,9 @@ public class NodePoolController {
             "metadata.labels",
             "metadata.uid");
     inform(nodes, o -> o.getMetadata().getName());
-    nodes.start().toCompletableFuture().join();
     leases =
         inform(
-            client.leases().inNamespace(config.leaseNamespace()).inform(),
+            client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0),
             o ->
                 o.getMetadata().getName().startsWith("tessera-")
                     ? o.getMetadata().getName().substring(8)
@@ -164,7 +163,13 @@ public class NodePoolController {
             config.driverName().equals(o.getSpec().getDriver())
                 ? o.getSpec().getPool().getName()
                 : null);
-    slices.start().toCompletableFuture().join();
+    // Reconciling reads every store: none runs before all four have synced (events that came
+    // meanwhile wait in the queue).
+    informers.forEach(i -> i.start().toCompletableFuture().join());
+    synchronized (queue) {
+      synced = true;
+      queue.forEach(node -> worker.execute(this::drain));
+    }
     long period = config.resync().toMillis();
     worker.scheduleWithFixedDelay(this::resyncAll, period, period, TimeUnit.MILLISECONDS);
     LOG.atInfo().addKeyValue("driver", config.driverName()).log("publishing the GPU nodes' slices");
@@ -217,7 +222,7 @@ public class NodePoolController {
       return;
     }
     synchronized (queue) {
-      if (queue.add(node)) {
+      if (queue.add(node) && synced) {
         worker.execute(this::drain);
       }
     }
