@@ -15,6 +15,7 @@ import dev.tessera.controller.admission.ConfigAdmission;
 import dev.tessera.controller.admission.PemTls;
 import dev.tessera.controller.admission.WebhookServer;
 import dev.tessera.plugin.it.TestFiles;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -346,38 +347,24 @@ class HelmChartTest {
   @Test
   void readinessProbesCanBeLeftOut() throws Exception {
     var probed = render();
-    assertThat(
-            one(probed, DaemonSet.class)
-                .getSpec()
-                .getTemplate()
-                .getSpec()
-                .getContainers()
-                .get(0)
-                .getReadinessProbe())
-        .isNotNull();
-    assertThat(
-            one(probed, Deployment.class)
-                .getSpec()
-                .getTemplate()
-                .getSpec()
-                .getContainers()
-                .get(0)
-                .getReadinessProbe())
-        .isNotNull();
+    assertThat(firstContainer(probed, DaemonSet.class).getReadinessProbe()).isNotNull();
+    assertThat(firstContainer(probed, Deployment.class).getReadinessProbe()).isNotNull();
     var unprobed = render("readinessProbes=false");
-    assertThat(
-            one(unprobed, DaemonSet.class)
-                .getSpec()
-                .getTemplate()
-                .getSpec()
-                .getContainers()
-                .get(0)
-                .getReadinessProbe())
-        .isNull();
-    var controller =
-        one(unprobed, Deployment.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(firstContainer(unprobed, DaemonSet.class).getReadinessProbe()).isNull();
+    var controller = firstContainer(unprobed, Deployment.class);
     assertThat(controller.getReadinessProbe()).isNull();
     assertThat(controller.getPorts()).extracting(p -> p.getName()).contains("metrics", "webhook");
+  }
+
+  /** The app container of the one DaemonSet or Deployment rendered. */
+  private static Container firstContainer(
+      List<HasMetadata> objects, Class<? extends HasMetadata> type) {
+    HasMetadata workload = one(objects, type);
+    var pod =
+        workload instanceof DaemonSet ds
+            ? ds.getSpec().getTemplate().getSpec()
+            : ((Deployment) workload).getSpec().getTemplate().getSpec();
+    return pod.getContainers().get(0);
   }
 
   @Test
