@@ -22,11 +22,14 @@ tessera_pick_jdk() {
 # gcc and make build the NVML simulator; openssl makes the webhook tests' certificates; shellcheck checks the
 # hack/kind scripts (KindScriptsTest, which on CI fails without it). Installed with apt when missing and root.
 tessera_need_build_tools() {
+  # busybox (static): hack/images and hack/jib-check put it into the plugin's image, for the driver tools that are
+  # scripts (the NVML simulator's stand-ins).
   if command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null \
-    && command -v shellcheck >/dev/null; then return; fi
+    && command -v shellcheck >/dev/null && [ -x /bin/busybox ]; then return; fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make libc6-dev openssl shellcheck >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make libc6-dev openssl shellcheck busybox-static \
+      >/dev/null
   elif command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null; then
     echo "shellcheck is missing: KindScriptsTest skips its shellcheck of hack/kind (fails on CI)" >&2
   else

@@ -74,7 +74,7 @@ class InstallTesseraScriptTest {
     assertThat(helm).hasSize(1);
     assertThat(helm.get(0))
         .startsWith(
-            "helm install tessera "
+            "helm upgrade --install tessera "
                 + HelmChart.CHART
                 + " -n tessera-system --create-namespace --kubeconfig "
                 + cluster.resolve("admin.kubeconfig"))

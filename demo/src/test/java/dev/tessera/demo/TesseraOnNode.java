@@ -127,7 +127,11 @@ final class TesseraOnNode implements AutoCloseable {
       }
       return node;
     } catch (Exception | AssertionError e) {
-      node.close();
+      try {
+        node.close();
+      } catch (Exception | AssertionError cleanup) {
+        e.addSuppressed(cleanup);
+      }
       throw e;
     }
   }
@@ -347,25 +351,34 @@ final class TesseraOnNode implements AutoCloseable {
   @Override
   public void close() throws Exception {
     try {
-      if (deployment != null) {
-        deployment.close();
+      try {
+        if (deployment != null) {
+          deployment.close();
+        }
+      } finally {
+        // What the deployment published or labelled goes even when its removal failed: left-over
+        // slices would pass the next test's wait for a complete pool.
+        removePublished();
       }
-      client
-          .nodes()
-          .withName(cluster.nodeName())
-          .edit(
-              n -> {
-                n.getMetadata().getLabels().remove(Offering.NODE_LABEL);
-                return n;
-              });
-      client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
-          .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
-          .forEach(s -> client.resource(s).delete());
-      // The DeviceClasses go too: the next test may install them another way.
-      deleteManifestDeviceClasses();
     } finally {
       client.close();
       TestFiles.deleteTree(work);
     }
+  }
+
+  private void removePublished() throws IOException {
+    client
+        .nodes()
+        .withName(cluster.nodeName())
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().remove(Offering.NODE_LABEL);
+              return n;
+            });
+    client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
+        .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
+        .forEach(s -> client.resource(s).delete());
+    // The DeviceClasses go too: the next test may install them another way.
+    deleteManifestDeviceClasses();
   }
 }

@@ -1,6 +1,7 @@
 package dev.tessera.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -73,12 +74,21 @@ final class TesseraRelease implements TesseraDeployment {
           .environment()
           .put("TESSERA_CLUSTER_DIR", cluster.adminKubeconfig().getParent().toString());
       Process install = builder.start();
-      assertThat(install.waitFor(6, TimeUnit.MINUTES)).as("install-tessera in 6 minutes").isTrue();
+      if (!install.waitFor(6, TimeUnit.MINUTES)) {
+        // Its helm install must not race the uninstall below.
+        install.descendants().forEach(ProcessHandle::destroyForcibly);
+        install.destroyForcibly().waitFor();
+        fail("install-tessera did not finish in 6 minutes");
+      }
       assertThat(install.exitValue()).as("install-tessera's exit code").isZero();
       Pod plugin = release.awaitOnePluginPodRegistered(null);
       System.out.println("--- the plugin pod's log:\n" + client.pods().resource(plugin).getLog());
     } catch (Exception | AssertionError e) {
-      release.close();
+      try {
+        release.close();
+      } catch (Exception | AssertionError cleanup) {
+        e.addSuppressed(cleanup);
+      }
       throw e;
     }
     return release;
