@@ -33,6 +33,12 @@ class InstallTesseraScriptTest {
     standIns.add("ctr", "");
     standIns.add("kubectl", "echo resourceslice.resource.k8s.io/tessera-node-gpu.tessera.dev-0");
     standIns.add("helm", "");
+    // The driver root sits on a private mount here: the script makes it a shared one (recorded, not
+    // done: a test must not leave mounts behind).
+    standIns.add("findmnt", "echo private");
+    standIns.add("mount", "");
+    standIns.add("mountpoint", "exit 0");
+    standIns.add("umount", "");
     cluster = Files.createDirectories(work.resolve("cluster"));
     // What hack/cluster/up writes, less the PATH of its binaries (the stand-ins are first).
     Files.writeString(
@@ -95,6 +101,9 @@ class InstallTesseraScriptTest {
         .first()
         .asString()
         .contains("get resourceslices", "spec.nodeName=tessera-node");
+    Path root = dir.resolve("driver-root");
+    assertThat(standIns.calls("mount"))
+        .containsExactly("mount --bind " + root + " " + root, "mount --make-shared " + root);
 
     var uninstall = standIns.run(SCRIPT, System.getenv("PATH"), env, "--uninstall");
     assertThat(uninstall.exitCode()).as(uninstall.errors()).isZero();
@@ -104,6 +113,7 @@ class InstallTesseraScriptTest {
             "helm uninstall tessera -n tessera-system --kubeconfig "
                 + cluster.resolve("admin.kubeconfig")
                 + " --wait");
+    assertThat(standIns.calls("umount")).containsExactly("umount " + root);
     assertThat(dir).doesNotExist();
   }
 
