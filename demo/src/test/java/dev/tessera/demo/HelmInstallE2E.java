@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * Tessera installed with {@code helm install} ({@link TesseraRelease}), whatever way the other
  * tests deploy it: the webhook served by the controller pod with the chart's certificate refuses a
  * bad config; then a rolling upgrade of the DaemonSet (a new plugin pod beside the old one, sockets
- * of its own) while a scenario's pods hold prepared claims: they keep running, and a new claim
- * works after it, from the new plugin.
+ * of its own) while a scenario's pods hold prepared claims: they keep running, a claim made during
+ * the upgrade and one made after it work.
  */
 class HelmInstallE2E {
 
@@ -51,22 +51,33 @@ class HelmInstallE2E {
         // Rolling upgrade: a changed pod template rolls the DaemonSet, new pod first (maxSurge 1).
         Pod firstPlugin = release.pluginPods().get(0);
         release.upgrade("plugin.podAnnotations.tessera\\.dev/rollout=second");
+        // A new claim during the upgrade: prepared by whichever plugin pod the kubelet calls.
+        tessera.applyScenario("02-two-gpus-one-claim");
         Pod secondPlugin = release.awaitOnePluginPodRegistered(firstPlugin.getMetadata().getUid());
         System.out.println(
             "--- the upgraded plugin pod's log:\n" + client.pods().resource(secondPlugin).getLog());
 
         // The pods holding prepared claims ran through it, untouched.
         assertThat(startTimes(tessera, "gpu-pod-1", "gpu-pod-2")).isEqualTo(started);
-        // And a new claim works with the new plugin: two GPUs, the two the first pods left.
-        tessera.applyScenario("02-two-gpus-one-claim");
+        // And the new claim got two GPUs, the two the first pods left.
         var both = TesseraOnNode.gpus(tessera.saw("two-gpu-pod", null));
         assertThat(both)
             .hasSize(2)
             .doesNotContainAnyElementsOf(first)
             .doesNotContainAnyElementsOf(second);
+        // After the upgrade, a claim the new plugin prepares: scenario 4's shared claim.
+        int logged = client.pods().resource(secondPlugin).getLog().length();
+        tessera.deleteScenario("02-two-gpus-one-claim"); // its two GPUs go back to the pool
+        tessera.applyScenario("04-claim-shared-by-pods");
+        assertThat(TesseraOnNode.gpus(tessera.saw("team-pod-1", null)))
+            .hasSize(1)
+            .isEqualTo(TesseraOnNode.gpus(tessera.saw("team-pod-2", null)));
+        assertThat(client.pods().resource(secondPlugin).getLog().substring(logged))
+            .contains("claim prepared");
       } finally {
+        tessera.deleteScenario("04-claim-shared-by-pods");
         tessera.deleteScenario("02-two-gpus-one-claim");
-        tessera.deleteScenarioAndWaitForUnprepare("01-gpu-per-pod"); // waits for both
+        tessera.deleteScenarioAndWaitForUnprepare("01-gpu-per-pod"); // waits for all
       }
     }
   }
