@@ -14,8 +14,6 @@ import java.util.stream.Stream;
  * the driver is reinstalled, which restarts the plugin anyway.
  */
 public final class DriverFiles {
-  private static final List<String> LIBRARY_DIRS =
-      List.of("usr/lib/x86_64-linux-gnu", "usr/lib64", "lib/x86_64-linux-gnu", "lib64");
   private static final List<String> LIBRARY_PREFIXES =
       List.of(
           "libnvidia-ml.so.",
@@ -45,7 +43,7 @@ public final class DriverFiles {
   public static List<CdiSpec.Mount> discover(DriverRoot root) {
     Path driverRoot = root.inPlugin();
     var mounts = new ArrayList<CdiSpec.Mount>();
-    for (String dir : LIBRARY_DIRS) {
+    for (String dir : DriverRoot.LIBRARY_DIRS) {
       Path libDir = driverRoot.resolve(dir);
       if (!Files.isDirectory(libDir)) {
         continue;

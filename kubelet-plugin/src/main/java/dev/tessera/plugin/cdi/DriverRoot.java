@@ -1,6 +1,7 @@
 package dev.tessera.plugin.cdi;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Where the NVIDIA driver's files are, seen two ways: by the plugin ({@code inPlugin}, where it
@@ -12,6 +13,10 @@ import java.nio.file.Path;
  * @param onHost the same directory in the host's file system
  */
 public record DriverRoot(Path inPlugin, Path onHost) {
+  /** Where a driver root keeps its libraries (Debian multiarch, RHEL lib64), relative to it. */
+  public static final List<String> LIBRARY_DIRS =
+      List.of("usr/lib/x86_64-linux-gnu", "usr/lib64", "lib/x86_64-linux-gnu", "lib64");
+
   public DriverRoot {
     inPlugin = inPlugin.toAbsolutePath().normalize();
     onHost = onHost.toAbsolutePath().normalize();

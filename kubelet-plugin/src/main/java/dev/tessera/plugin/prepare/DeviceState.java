@@ -47,33 +47,6 @@ public final class DeviceState {
   private final Runnable rediscoverInventory;
   private Checkpoint checkpoint;
 
-  public DeviceState(
-      ClaimSource claims,
-      ClaimPlanner planner,
-      Supplier<NodeInventory> inventory,
-      CdiSpecBuilder cdiBuilder,
-      DeviceEditsResolver deviceEdits,
-      CdiSpecWriter cdiWriter,
-      CheckpointStore store,
-      SharingPlanner sharingPlanner,
-      SharingEffects sharing,
-      DynamicMig mig,
-      String bootId) {
-    this(
-        claims,
-        planner,
-        inventory,
-        cdiBuilder,
-        deviceEdits,
-        cdiWriter,
-        store,
-        sharingPlanner,
-        sharing,
-        mig,
-        bootId,
-        () -> {});
-  }
-
   /**
    * @param rediscoverInventory discovers the node's inventory again; run when the start-up rollback
    *     destroyed MIG devices (or switched MIG mode off) that the start-up discovery saw

@@ -1,5 +1,6 @@
 package dev.tessera.plugin.sharing;
 
+import dev.tessera.plugin.cdi.DriverRoot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -21,8 +22,6 @@ import java.util.Optional;
  */
 public final class DriverTools {
   private static final String LOADER = "lib64/ld-linux-x86-64.so.2";
-  private static final List<String> LIBRARY_DIRS =
-      List.of("usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu", "usr/lib64", "lib64");
   private static final byte[] ELF = {0x7f, 'E', 'L', 'F'};
 
   private final Path driverRoot;
@@ -73,7 +72,7 @@ public final class DriverTools {
   /** The root's library dirs, resolved within it, for its loader. */
   private String libraryPath() {
     var dirs = new ArrayList<String>();
-    for (String dir : LIBRARY_DIRS) {
+    for (String dir : DriverRoot.LIBRARY_DIRS) {
       RootedPath.resolve(driverRoot, dir)
           .filter(Files::isDirectory)
           .map(Path::toString)

@@ -107,7 +107,8 @@ class DeviceStateTest {
         new SharingPlanner(),
         new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mpsPaths(), tools)),
         new DynamicMig(new MigPlanner(), migs, () -> inventory(2)),
-        bootId);
+        bootId,
+        () -> {});
   }
 
   @Test
