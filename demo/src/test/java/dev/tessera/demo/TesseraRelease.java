@@ -35,7 +35,6 @@ final class TesseraRelease implements TesseraDeployment {
   private final Cluster cluster;
   private final KubernetesClient client;
   private final Path driverRoot;
-  private boolean driverRootMounted;
 
   private TesseraRelease(Cluster cluster, KubernetesClient client, Path driverRoot) {
     this.cluster = cluster;
@@ -67,7 +66,6 @@ final class TesseraRelease implements TesseraDeployment {
     }
     var release = new TesseraRelease(cluster, client, driverRoot);
     try {
-      release.shareDriverRoot();
       var builder = new ProcessBuilder(command).inheritIO();
       builder.environment().put("TESSERA_IMAGES", images.toString());
       builder
@@ -92,23 +90,6 @@ final class TesseraRelease implements TesseraDeployment {
       throw e;
     }
     return release;
-  }
-
-  /**
-   * The chart mounts the driver root with HostToContainer propagation (a driver container may mount
-   * it later), which containerd allows only from a shared or slave mount. A real node's / is shared
-   * (systemd); this machine's is private, so the simulated root becomes a shared mount of its own.
-   */
-  private void shareDriverRoot() throws IOException, InterruptedException {
-    run("mount", "--bind", driverRoot.toString(), driverRoot.toString());
-    driverRootMounted = true;
-    run("mount", "--make-shared", driverRoot.toString());
-  }
-
-  private static void run(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes());
-    assertThat(p.waitFor()).as(String.join(" ", command) + ": " + output).isZero();
   }
 
   /** {@code helm upgrade --reuse-values} with more values. */
@@ -209,8 +190,11 @@ final class TesseraRelease implements TesseraDeployment {
       await().atMost(Duration.ofSeconds(60)).until(() -> pluginPods().isEmpty());
       HelmChart.deleteNamespace(client);
     } finally {
-      if (driverRootMounted) {
-        run("umount", driverRoot.toString());
+      // install-tessera made the root a shared bind mount of its own where it sat on a private one
+      // (the chart mounts it HostToContainer, which needs a shared or slave mount).
+      if (new ProcessBuilder("mountpoint", "-q", driverRoot.toString()).start().waitFor() == 0) {
+        Process umount = new ProcessBuilder("umount", driverRoot.toString()).start();
+        assertThat(umount.waitFor()).as("umount " + driverRoot).isZero();
       }
     }
   }
