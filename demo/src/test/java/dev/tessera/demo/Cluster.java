@@ -1,5 +1,10 @@
 package dev.tessera.demo;
 
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -32,4 +37,11 @@ interface Cluster {
    * is called at this address).
    */
   String hostNetworkAddress();
+
+  /** A client with the cluster's admin kubeconfig; the caller closes it. */
+  default KubernetesClient adminClient() throws IOException {
+    return new KubernetesClientBuilder()
+        .withConfig(Config.fromKubeconfig(Files.readString(adminKubeconfig())))
+        .build();
+  }
 }

@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,12 +58,7 @@ public final class ControllerScaleBenchmark {
     Path work = Files.createTempDirectory("tessera-scale");
     NodeInventory template = inventory(work);
     var json = JsonMapper.builder().build();
-    try (KubernetesClient client =
-            new KubernetesClientBuilder()
-                .withConfig(
-                    io.fabric8.kubernetes.client.Config.fromKubeconfig(
-                        Files.readString(cluster.adminKubeconfig())))
-                .build();
+    try (KubernetesClient client = cluster.adminClient();
         ExecutorService pool = Executors.newFixedThreadPool(16)) {
       try (var in = Files.newInputStream(REPO.resolve("deploy/manifests/gpunode-crd.yaml"))) {
         client.load(in).forceConflicts().serverSideApply();
@@ -239,12 +233,7 @@ public final class ControllerScaleBenchmark {
 
   /** Deletes the nodes (their GpuNodes and slices follow by owner) and the Leases. */
   private static void cleanUp(Cluster cluster) throws Exception {
-    try (KubernetesClient client =
-        new KubernetesClientBuilder()
-            .withConfig(
-                io.fabric8.kubernetes.client.Config.fromKubeconfig(
-                    Files.readString(cluster.adminKubeconfig())))
-            .build()) {
+    try (KubernetesClient client = cluster.adminClient()) {
       client.nodes().list().getItems().stream()
           .filter(n -> n.getMetadata().getName().startsWith(PREFIX))
           .forEach(n -> client.nodes().withName(n.getMetadata().getName()).delete());

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -55,15 +54,8 @@ class GpuNodePolicyE2E {
   static void install() throws Exception {
     Cluster cluster = Clusters.requireApiServer();
     kubeconfig = Files.readString(cluster.adminKubeconfig());
-    admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig)).build();
-    admin
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(HelmChart.NAMESPACE)
-                .endMetadata()
-                .build())
-        .serverSideApply();
+    admin = cluster.adminClient();
+    HelmChart.createNamespace(admin);
     var args =
         List.of(
             "template",

@@ -3,6 +3,7 @@ package dev.tessera.demo;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.ByteArrayInputStream;
@@ -58,6 +59,14 @@ final class HelmChart {
       args.add(value);
     }
     return parse(helm(args).orFail("helm template").output());
+  }
+
+  /** Makes the release namespace (or leaves the one there). */
+  static void createNamespace(KubernetesClient client) {
+    client
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+        .serverSideApply();
   }
 
   /**

@@ -3,11 +3,8 @@ package dev.tessera.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.FieldValidateable.Validation;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -26,20 +23,8 @@ class HelmChartE2E {
   @BeforeAll
   static void connect() throws Exception {
     Cluster cluster = Clusters.requireApiServer();
-    client =
-        new KubernetesClientBuilder()
-            .withConfig(
-                io.fabric8.kubernetes.client.Config.fromKubeconfig(
-                    Files.readString(cluster.adminKubeconfig())))
-            .build();
-    client
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(HelmChart.NAMESPACE)
-                .endMetadata()
-                .build())
-        .serverSideApply();
+    client = cluster.adminClient();
+    HelmChart.createNamespace(client);
   }
 
   @AfterAll

@@ -23,9 +23,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimList;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.io.IOException;
@@ -67,10 +65,7 @@ class PluginContractE2E {
     Cluster cluster = Clusters.requireApiServer();
     work = Files.createTempDirectory("tessera-contract");
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 4);
-    client =
-        new KubernetesClientBuilder()
-            .withConfig(Config.fromKubeconfig(Files.readString(cluster.adminKubeconfig())))
-            .build();
+    client = cluster.adminClient();
     namespace =
         client
             .namespaces()

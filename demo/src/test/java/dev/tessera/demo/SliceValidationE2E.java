@@ -16,7 +16,6 @@ import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
 import dev.tessera.plugin.nvml.JnaNvml;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -45,12 +44,7 @@ class SliceValidationE2E {
   static void connect() throws Exception {
     Cluster cluster = Clusters.requireApiServer();
     roots = Files.createTempDirectory("tessera-validation");
-    client =
-        new KubernetesClientBuilder()
-            .withConfig(
-                io.fabric8.kubernetes.client.Config.fromKubeconfig(
-                    Files.readString(cluster.adminKubeconfig())))
-            .build();
+    client = cluster.adminClient();
   }
 
   @AfterAll

@@ -11,9 +11,7 @@ import dev.tessera.plugin.it.TestFiles;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,10 +94,7 @@ final class TesseraOnNode implements AutoCloseable {
       throws Exception {
     Path work = Files.createTempDirectory("tessera-e2e");
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), profile, gpus, simulator);
-    var client =
-        new KubernetesClientBuilder()
-            .withConfig(Config.fromKubeconfig(Files.readString(cluster.adminKubeconfig())))
-            .build();
+    var client = cluster.adminClient();
     var node = new TesseraOnNode(cluster, work, root, client);
     try {
       node.label(offering);
