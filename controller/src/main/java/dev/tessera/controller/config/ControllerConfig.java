@@ -23,6 +23,9 @@ import java.time.Duration;
  * @param webhookKeyFile the webhook's PEM private key (PKCS#8)
  * @param webhookPort the webhook's HTTPS port ({@code /validate}, {@code /healthz})
  * @param metricsPort the plain-HTTP port of {@code /metrics} and {@code /healthz}; -1 for none
+ * @param retryInitial how long a node whose reconcile failed waits before the first retry; each
+ *     further failure in a row doubles it
+ * @param retryMax the longest wait between retries of a failing node
  */
 @ConfigurationProperties("tessera.controller")
 public record ControllerConfig(
@@ -37,4 +40,6 @@ public record ControllerConfig(
     @Nullable String webhookCertFile,
     @Nullable String webhookKeyFile,
     @Bindable(defaultValue = "8443") int webhookPort,
-    @Bindable(defaultValue = "8080") int metricsPort) {}
+    @Bindable(defaultValue = "8080") int metricsPort,
+    @Bindable(defaultValue = "200ms") Duration retryInitial,
+    @Bindable(defaultValue = "5m") Duration retryMax) {}

@@ -19,6 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 /** Builds the controller's long-lived objects from its configuration. */
 @Factory
 public class ControllerFactory {
+  /** The field manager of everything the controller writes. */
+  public static final String FIELD_MANAGER = "tessera-controller";
 
   @Singleton
   Clock clock() {
@@ -33,16 +35,20 @@ public class ControllerFactory {
   @Singleton
   @Bean(preDestroy = "close")
   KubernetesClient kubernetesClient(ControllerConfig config) {
+    Config client;
     if (config.kubeconfig() == null || config.kubeconfig().isBlank()) {
-      return new KubernetesClientBuilder().withConfig(Config.autoConfigure(null)).build();
+      client = Config.autoConfigure(null);
+    } else {
+      try {
+        client = Config.fromKubeconfig(Files.readString(Path.of(config.kubeconfig())));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read kubeconfig " + config.kubeconfig(), e);
+      }
     }
-    try {
-      return new KubernetesClientBuilder()
-          .withConfig(Config.fromKubeconfig(Files.readString(Path.of(config.kubeconfig()))))
-          .build();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read kubeconfig " + config.kubeconfig(), e);
-    }
+    // The API server names a write's field manager after the user agent: every object the
+    // controller writes is then managed by "tessera-controller", not by a client library's name.
+    client.setUserAgent(FIELD_MANAGER);
+    return new KubernetesClientBuilder().withConfig(client).build();
   }
 
   @Singleton

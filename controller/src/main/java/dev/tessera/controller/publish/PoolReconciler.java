@@ -47,7 +47,7 @@ public final class PoolReconciler {
     }
     var writes = new ArrayList<SliceWrite>();
     if (sameNames && changed.size() == 1 && current > 0) {
-      writes.add(new SliceWrite.Update(changed.get(0)));
+      writes.add(update(changed.get(0), byName));
       return writes;
     }
     List<ResourceSlice> next = pool.slices(nodeName, nodeUid, current + 1, desired);
@@ -58,10 +58,22 @@ public final class PoolReconciler {
     for (ResourceSlice slice : next) {
       writes.add(
           byName.containsKey(slice.getMetadata().getName())
-              ? new SliceWrite.Update(slice)
+              ? update(slice, byName)
               : new SliceWrite.Create(slice));
     }
     return writes;
+  }
+
+  /**
+   * An update replaces the whole slice, made against the version read: a stale read is refused
+   * (409) instead of overwriting a newer slice, and no field of the old content can survive it.
+   */
+  private static SliceWrite update(ResourceSlice slice, Map<String, ResourceSlice> existing) {
+    slice
+        .getMetadata()
+        .setResourceVersion(
+            existing.get(slice.getMetadata().getName()).getMetadata().getResourceVersion());
+    return new SliceWrite.Update(slice);
   }
 
   /**

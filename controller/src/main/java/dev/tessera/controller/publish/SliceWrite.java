@@ -7,7 +7,10 @@ public sealed interface SliceWrite {
 
   record Create(ResourceSlice slice) implements SliceWrite {}
 
-  /** Replaces the slice of the same name (the caller sets the resourceVersion it read). */
+  /**
+   * Replaces the slice of the same name, made against the resourceVersion the slice carries (the
+   * one read).
+   */
   record Update(ResourceSlice slice) implements SliceWrite {}
 
   record Delete(String name) implements SliceWrite {}

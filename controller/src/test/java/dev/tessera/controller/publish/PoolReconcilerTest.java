@@ -114,4 +114,47 @@ class PoolReconcilerTest {
     var writes = reconciler.reconcile("n", "uid", List.of(), published);
     assertThat(apply(published, writes)).isEmpty();
   }
+
+  @Test
+  void anUpdateIsMadeAgainstTheResourceVersionReadAndReplacesTheWholeSlice() {
+    var devices = slicesOf(List.of(List.of(gpu(0, "80Gi")), List.of(gpu(1, "80Gi"))));
+    var published = apply(List.of(), reconciler.reconcile("n", "uid", devices, List.of()));
+    published.get(0).getMetadata().setResourceVersion("41");
+    published.get(1).getMetadata().setResourceVersion("42");
+    // The offering switched: the first slice now holds counters, where it held devices.
+    var counters =
+        List.<DesiredSlice>of(
+            new DesiredSlice.Counters(
+                List.of(
+                    new io.fabric8.kubernetes.api.model.resource.v1.CounterSetBuilder()
+                        .withName("gpu-0-counters")
+                        .build())),
+            new DesiredSlice.Devices(List.of(gpu(1, "80Gi"))));
+
+    var writes = reconciler.reconcile("n", "uid", counters, published);
+
+    assertThat(writes).singleElement().isInstanceOf(SliceWrite.Update.class);
+    var update = ((SliceWrite.Update) writes.get(0)).slice();
+    assertThat(update.getMetadata().getResourceVersion()).isEqualTo("41");
+    assertThat(update.getSpec().getSharedCounters()).hasSize(1);
+    assertThat(update.getSpec().getDevices()).isNullOrEmpty();
+  }
+
+  @Test
+  void aNewGenerationUpdatesEachKeptSliceAgainstItsOwnVersion() {
+    var three = slicesOf(IntStream.range(0, 3).mapToObj(i -> List.of(gpu(i, "80Gi"))).toList());
+    var published = apply(List.of(), reconciler.reconcile("n", "uid", three, List.of()));
+    for (int i = 0; i < 3; i++) {
+      published.get(i).getMetadata().setResourceVersion("10" + i);
+    }
+    var two = slicesOf(IntStream.range(0, 2).mapToObj(i -> List.of(gpu(i, "40Gi"))).toList());
+
+    var updates =
+        reconciler.reconcile("n", "uid", two, published).stream()
+            .filter(SliceWrite.Update.class::isInstance)
+            .map(w -> ((SliceWrite.Update) w).slice().getMetadata().getResourceVersion())
+            .toList();
+
+    assertThat(updates).containsExactly("100", "101");
+  }
 }

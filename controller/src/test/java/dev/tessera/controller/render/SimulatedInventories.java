@@ -17,13 +17,13 @@ import java.util.Map;
  * node laid out once per test JVM (its driver root removed when the JVM exits). GPU 0 of
  * MIG-capable profiles is in MIG mode with a 3g device at slice 4 and a 1g device at slice 0.
  */
-final class SimulatedInventories {
+public final class SimulatedInventories {
   private static final Map<String, NodeInventory> NODES = new HashMap<>();
   private static Path roots;
 
   private SimulatedInventories() {}
 
-  static synchronized NodeInventory node(String profile, int gpus) throws Exception {
+  public static synchronized NodeInventory node(String profile, int gpus) throws Exception {
     String key = profile + "x" + gpus;
     if (!NODES.containsKey(key)) {
       Path root = roots().resolve(key);

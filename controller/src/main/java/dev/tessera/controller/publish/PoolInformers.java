@@ -1,0 +1,221 @@
+package dev.tessera.controller.publish;
+
+import dev.tessera.api.GpuNodeNames;
+import dev.tessera.controller.config.ControllerConfig;
+import dev.tessera.controller.render.Offering;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The controller's view of the cluster: informers on GpuNodes, Nodes, the plugins' Leases and
+ * Tessera's ResourceSlices, each store slimmed to what reconciling reads. It names the node every
+ * event is about, and reads one node's {@link NodeInputs} from the caches.
+ */
+final class PoolInformers implements AutoCloseable {
+  private static final ResourceDefinitionContext GPU_NODES =
+      new ResourceDefinitionContext.Builder()
+          .withGroup(GpuNodeNames.GROUP)
+          .withVersion(GpuNodeNames.VERSION)
+          .withKind(GpuNodeNames.KIND)
+          .withPlural(GpuNodeNames.PLURAL)
+          .withNamespaced(false)
+          .build();
+
+  /**
+   * Informers list in pages: a fleet's GpuNodes or slices in one response would be the controller's
+   * memory peak (the whole list parsed at once).
+   */
+  private static final long LIST_PAGE = 100;
+
+  /** The slices' index by pool (a pool is a node): a reconcile reads one pool, not every slice. */
+  private static final String BY_POOL = "pool";
+
+  private static final String LEASE_PREFIX = "tessera-";
+
+  private final KubernetesClient client;
+  private final ControllerConfig config;
+  private final ReportedNodes reported;
+  private final Clock clock;
+  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private SharedIndexInformer<Node> nodes;
+  private SharedIndexInformer<Lease> leases;
+  private SharedIndexInformer<ResourceSlice> slices;
+
+  PoolInformers(
+      KubernetesClient client, ControllerConfig config, ReportedNodes reported, Clock clock) {
+    this.client = client;
+    this.config = config;
+    this.reported = reported;
+    this.clock = clock;
+  }
+
+  /**
+   * Starts the informers, naming to {@code touched} the node of every event; returns once all have
+   * synced.
+   */
+  void start(Consumer<String> touched) {
+    // GpuNodes: parsed into records as they change; the store keeps names only.
+    var gpuNodes =
+        slim(
+            client.genericKubernetesResources(GPU_NODES).withLimit(LIST_PAGE).runnableInformer(0),
+            GenericKubernetesResource.class,
+            "metadata.uid");
+    gpuNodes.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(GenericKubernetesResource obj) {
+            reported.update(obj);
+          }
+
+          @Override
+          public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
+            reported.update(after);
+          }
+
+          @Override
+          public void onDelete(GenericKubernetesResource obj, boolean unknownFinalState) {
+            reported.remove(obj.getMetadata().getName());
+          }
+        });
+    inform(gpuNodes, o -> o.getMetadata().getName(), touched);
+    // Nodes: only the offering label and the UID (a real Node's status is large).
+    nodes =
+        inform(
+            slim(
+                client.nodes().withLimit(LIST_PAGE).runnableInformer(0),
+                Node.class,
+                "metadata.labels",
+                "metadata.uid"),
+            o -> o.getMetadata().getName(),
+            touched);
+    leases =
+        inform(
+            client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0),
+            o ->
+                o.getMetadata().getName().startsWith(LEASE_PREFIX)
+                    ? o.getMetadata().getName().substring(LEASE_PREFIX.length())
+                    : null,
+            touched);
+    // Only Tessera's slices, and of each only what reconciling needs: a node's full slices are
+    // ~1 MiB of model objects in mig-dynamic, too much to hold for a fleet.
+    slices =
+        slim(
+            client
+                .dynamicResourceAllocation()
+                .v1()
+                .resourcesSlices()
+                .withField("spec.driver", config.driverName())
+                .withLimit(LIST_PAGE)
+                .runnableInformer(0),
+            ResourceSlice.class,
+            "metadata.annotations",
+            "metadata.ownerReferences",
+            "spec.driver",
+            "spec.nodeName",
+            "spec.pool");
+    slices.addIndexers(Map.of(BY_POOL, s -> List.of(poolOf(s))));
+    inform(slices, this::ownPoolOf, touched);
+    // Reconciling reads every store: the caller runs nothing before all four have synced.
+    informers.forEach(i -> i.start().toCompletableFuture().join());
+  }
+
+  /** One node's inputs as the caches hold them now. */
+  NodeInputs inputs(String nodeName) {
+    Node node = nodes.getStore().getByKey(nodeName);
+    Lease lease =
+        leases.getStore().getByKey(config.leaseNamespace() + "/" + LEASE_PREFIX + nodeName);
+    Map<String, String> labels = node == null ? null : node.getMetadata().getLabels();
+    return new NodeInputs(
+        nodeName,
+        reported.of(nodeName),
+        node != null,
+        node == null ? "" : node.getMetadata().getUid(),
+        labels == null ? null : labels.get(Offering.NODE_LABEL),
+        LeaseLiveness.alive(lease, clock.instant(), config.leaseGrace()),
+        slices.getIndexer().byIndex(BY_POOL, nodeName).stream()
+            .filter(s -> config.driverName().equals(s.getSpec().getDriver()))
+            .toList());
+  }
+
+  /** Every node that reported or has slices of ours: what a resync reconciles. */
+  Set<String> knownNodes() {
+    var all = new LinkedHashSet<String>(reported.nodes());
+    for (ResourceSlice slice : slices.getStore().list()) {
+      String node = ownPoolOf(slice);
+      if (node != null) {
+        all.add(node);
+      }
+    }
+    return all;
+  }
+
+  private String ownPoolOf(ResourceSlice slice) {
+    return config.driverName().equals(slice.getSpec().getDriver()) ? poolOf(slice) : null;
+  }
+
+  private static String poolOf(ResourceSlice slice) {
+    return slice.getSpec().getPool() == null ? "" : slice.getSpec().getPool().getName();
+  }
+
+  /** An informer whose store keeps only the named fields of each object (plus name, version). */
+  private <T extends HasMetadata> SharedIndexInformer<T> slim(
+      SharedIndexInformer<T> informer, Class<T> type, String... fields) {
+    informer.itemStore(
+        new ReducedStateItemStore<>(
+            ReducedStateItemStore.NAME_KEY_STATE,
+            type,
+            client.getKubernetesSerialization(),
+            fields));
+    return informer;
+  }
+
+  private <T extends HasMetadata> SharedIndexInformer<T> inform(
+      SharedIndexInformer<T> informer, Function<T, String> nodeOf, Consumer<String> touched) {
+    informer.addEventHandler(
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(T obj) {
+            name(nodeOf.apply(obj));
+          }
+
+          @Override
+          public void onUpdate(T before, T after) {
+            name(nodeOf.apply(after));
+          }
+
+          @Override
+          public void onDelete(T obj, boolean unknownFinalState) {
+            name(nodeOf.apply(obj));
+          }
+
+          private void name(String node) {
+            if (node != null) {
+              touched.accept(node);
+            }
+          }
+        });
+    informers.add(informer);
+    return informer;
+  }
+
+  @Override
+  public void close() {
+    informers.forEach(SharedIndexInformer::stop);
+  }
+}
