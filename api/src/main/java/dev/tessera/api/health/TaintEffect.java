@@ -4,6 +4,11 @@ package dev.tessera.api.health;
 public enum TaintEffect {
   /** The scheduler does not allocate the device to claims that do not tolerate the taint. */
   NO_SCHEDULE("NoSchedule"),
+  /**
+   * Like {@link #NO_SCHEDULE}, and pods whose claims are allocated the device are evicted (their
+   * claims are then deallocated and unprepared).
+   */
+  NO_EXECUTE("NoExecute"),
   /** Informational only (Kubernetes 1.35+): shown on the device, changes nothing. */
   NONE("None");
 
@@ -11,6 +16,16 @@ public enum TaintEffect {
 
   TaintEffect(String apiValue) {
     this.apiValue = apiValue;
+  }
+
+  /** The effect the API server calls {@code value}, if it is one. */
+  public static java.util.Optional<TaintEffect> fromApiValue(String value) {
+    for (TaintEffect effect : values()) {
+      if (effect.apiValue.equals(value)) {
+        return java.util.Optional.of(effect);
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /** The value the API server expects. */

@@ -26,6 +26,9 @@ import java.time.Duration;
  * @param retryInitial how long a node whose reconcile failed waits before the first retry; each
  *     further failure in a row doubles it
  * @param retryMax the longest wait between retries of a failing node
+ * @param unhealthyTaintEffect the taint effect on a device its plugin reports unhealthy (a fatal
+ *     XID): {@code NoSchedule} keeps new claims off it; {@code NoExecute} also evicts the pods
+ *     using it
  */
 @ConfigurationProperties("tessera.controller")
 public record ControllerConfig(
@@ -42,4 +45,5 @@ public record ControllerConfig(
     @Bindable(defaultValue = "8443") int webhookPort,
     @Bindable(defaultValue = "8080") int metricsPort,
     @Bindable(defaultValue = "200ms") Duration retryInitial,
-    @Bindable(defaultValue = "5m") Duration retryMax) {}
+    @Bindable(defaultValue = "5m") Duration retryMax,
+    @Bindable(defaultValue = "NoSchedule") String unhealthyTaintEffect) {}

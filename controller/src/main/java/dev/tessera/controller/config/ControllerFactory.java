@@ -1,5 +1,6 @@
 package dev.tessera.controller.config;
 
+import dev.tessera.api.health.TaintEffect;
 import dev.tessera.controller.publish.PoolReconciler;
 import dev.tessera.controller.publish.PoolSlices;
 import dev.tessera.controller.render.SliceRenderer;
@@ -52,8 +53,17 @@ public class ControllerFactory {
   }
 
   @Singleton
-  SliceRenderer sliceRenderer() {
-    return new SliceRenderer();
+  SliceRenderer sliceRenderer(ControllerConfig config) {
+    return new SliceRenderer(
+        TaintEffect.fromApiValue(config.unhealthyTaintEffect())
+            .filter(e -> e != TaintEffect.NONE)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "tessera.controller.unhealthy-taint-effect must be NoSchedule or"
+                            + " NoExecute, not \""
+                            + config.unhealthyTaintEffect()
+                            + "\"")));
   }
 
   @Singleton

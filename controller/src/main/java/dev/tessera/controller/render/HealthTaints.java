@@ -2,6 +2,7 @@ package dev.tessera.controller.render;
 
 import dev.tessera.api.health.DeviceProblem;
 import dev.tessera.api.health.NodeHealth;
+import dev.tessera.api.health.TaintEffect;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
@@ -23,7 +24,12 @@ final class HealthTaints {
 
   private HealthTaints() {}
 
-  static List<DesiredSlice> apply(List<DesiredSlice> slices, NodeHealth health) {
+  /**
+   * @param unhealthy the effect of a problem that makes a device unhealthy (a fatal XID, say):
+   *     {@code NoSchedule} keeps new claims off it, {@code NoExecute} also evicts the pods using it
+   */
+  static List<DesiredSlice> apply(
+      List<DesiredSlice> slices, NodeHealth health, TaintEffect unhealthy) {
     if (health.devices().isEmpty()) {
       return slices;
     }
@@ -35,7 +41,7 @@ final class HealthTaints {
         case DesiredSlice.Counters c -> counters.add(c);
         case DesiredSlice.Devices d -> {
           for (Device device : d.devices()) {
-            List<DeviceTaint> taints = taints(health.problemsOf(device.getName()));
+            List<DeviceTaint> taints = taints(health.problemsOf(device.getName()), unhealthy);
             anyTainted |= !taints.isEmpty();
             devices.add(
                 taints.isEmpty() ? device : new DeviceBuilder(device).withTaints(taints).build());
@@ -54,7 +60,7 @@ final class HealthTaints {
     return result;
   }
 
-  private static List<DeviceTaint> taints(List<DeviceProblem> problems) {
+  private static List<DeviceTaint> taints(List<DeviceProblem> problems, TaintEffect unhealthy) {
     return problems.stream()
         // the worst first, so they are the ones kept if a device ever had more than the limit
         .sorted(
@@ -67,7 +73,7 @@ final class HealthTaints {
                 new DeviceTaintBuilder()
                     .withKey(p.key())
                     .withValue(p.value().isEmpty() ? null : p.value())
-                    .withEffect(p.effect().apiValue())
+                    .withEffect((p.makesUnhealthy() ? unhealthy : p.effect()).apiValue())
                     .withTimeAdded(p.since().truncatedTo(ChronoUnit.SECONDS).toString())
                     .build())
         .toList();

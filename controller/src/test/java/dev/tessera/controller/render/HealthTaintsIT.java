@@ -113,12 +113,52 @@ class HealthTaintsIT {
 
     var tainted =
         HealthTaints.apply(
-            slices, problem("gpu-7", HealthTaintKeys.GPU_LOST, "", TaintEffect.NO_SCHEDULE));
+            slices,
+            problem("gpu-7", HealthTaintKeys.GPU_LOST, "", TaintEffect.NO_SCHEDULE),
+            TaintEffect.NO_SCHEDULE);
 
     assertThat(tainted).hasSize(2);
     assertThat(((DesiredSlice.Devices) tainted.get(0)).devices()).hasSize(64);
     assertThat(((DesiredSlice.Devices) tainted.get(1)).devices()).hasSize(36);
     var lost = ((DesiredSlice.Devices) tainted.get(0)).devices().get(7);
     assertThat(lost.getTaints()).singleElement().satisfies(t -> assertThat(t.getValue()).isNull());
+  }
+
+  @Test
+  void anOperatorCanHaveUnhealthyDevicesEvictTheirPodsAndInformationalTaintsStayNone()
+      throws Exception {
+    var evicting = new SliceRenderer(TaintEffect.NO_EXECUTE);
+    var health =
+        new NodeHealth(
+            List.of(
+                new DeviceHealth(
+                    "gpu-1",
+                    List.of(
+                        new DeviceProblem(
+                            HealthTaintKeys.XID,
+                            "79",
+                            TaintEffect.NO_SCHEDULE,
+                            "fell off the bus",
+                            SINCE,
+                            SINCE),
+                        new DeviceProblem(
+                            HealthTaintKeys.XID,
+                            "13",
+                            TaintEffect.NONE,
+                            "application error",
+                            SINCE,
+                            SINCE)))));
+
+    var gpu1 =
+        devices(evicting.render(node("H100-SXM5-80GB", 2), Offering.EXCLUSIVE, health)).stream()
+            .filter(d -> d.getName().equals("gpu-1"))
+            .findFirst()
+            .orElseThrow();
+
+    assertThat(gpu1.getTaints())
+        .extracting(DeviceTaint::getValue, DeviceTaint::getEffect)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("79", "NoExecute"),
+            org.assertj.core.groups.Tuple.tuple("13", "None"));
   }
 }
