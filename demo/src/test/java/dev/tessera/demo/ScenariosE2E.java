@@ -167,6 +167,40 @@ class ScenariosE2E {
   }
 
   @Test
+  void allocationModeAllGivesOneClaimEveryGpuOfTheNode() throws Exception {
+    run("17-all-gpus-one-claim");
+    assertThat(gpus(saw("all-gpus-pod", null))).containsExactlyInAnyOrder("0", "1", "2", "3");
+    assertClaimsReady(1);
+    assertThat(claims().get(0).getStatus().getDevices()).hasSize(4);
+    assertThat(tessera.cdiSpecs()).hasSize(1);
+  }
+
+  @Test
+  void firstAvailableFallsBackToTheSecondChoiceWhenNoGpuHasTheFirst() throws Exception {
+    run("18-first-available-fallback");
+    assertThat(gpus(saw("first-available-pod", null))).hasSize(1);
+    assertClaimsReady(1);
+    var result = claims().get(0).getStatus().getAllocation().getDevices().getResults().get(0);
+    assertThat(result.getRequest()).isEqualTo("gpu/any");
+    // The prepared device answers for the request the claim named, not for the subrequest.
+    assertThat(claims().get(0).getStatus().getDevices())
+        .singleElement()
+        .satisfies(d -> assertThat(d.getDevice()).isEqualTo(result.getDevice()));
+  }
+
+  @Test
+  void aClaimSharedByAnInitContainerAndTheAppContainerIsPreparedOnce() throws Exception {
+    run("19-claim-shared-by-init-container");
+    List<String> init = gpus(saw("init-container-pod", "check"));
+    List<String> app = gpus(saw("init-container-pod", "app"));
+    assertThat(init).hasSize(1).isEqualTo(app);
+    assertClaimsReady(1);
+    assertThat(tessera.cdiSpecs()).hasSize(1);
+    assertThat(tessera.checkpointedClaims())
+        .containsExactly(claims().get(0).getMetadata().getUid());
+  }
+
+  @Test
   void aClaimSharedByTheContainersOfAPod() throws Exception {
     run("03-claim-shared-by-containers");
     List<String> first = gpus(saw("two-container-pod", "first"));
