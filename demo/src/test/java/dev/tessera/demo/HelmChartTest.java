@@ -8,6 +8,7 @@ import static dev.tessera.demo.HelmChart.parse;
 import static dev.tessera.demo.HelmChart.render;
 import static dev.tessera.demo.HelmChart.tree;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.controller.admission.AdmissionReviews;
@@ -342,6 +343,31 @@ class HelmChartTest {
       assertThat(env(env, "KUBERNETES_SERVICE_HOST")).isEqualTo("192.0.2.2");
       assertThat(env(env, "KUBERNETES_SERVICE_PORT")).isEqualTo("6443");
     }
+  }
+
+  @Test
+  void hostNetworkControllerReplicasAreReplacedOneAtATimeNotSurged() throws Exception {
+    // A surge pod cannot bind the old one's ports on the same node: the upgrade never finished.
+    var strategy = one(render("hostNetwork=true"), Deployment.class).getSpec().getStrategy();
+    assertThat(strategy.getType()).isEqualTo("RollingUpdate");
+    assertThat(strategy.getRollingUpdate().getMaxSurge().getIntVal()).isZero();
+    assertThat(strategy.getRollingUpdate().getMaxUnavailable().getIntVal()).isEqualTo(1);
+    assertThat(one(render(), Deployment.class).getSpec().getStrategy()).isNull();
+  }
+
+  @Test
+  void theUnhealthyTaintEffectReachesTheControllerAndOnlyNoScheduleOrNoExecutePass()
+      throws Exception {
+    var env = firstContainer(render("controller.unhealthyTaintEffect=NoExecute"), Deployment.class);
+    assertThat(env(env.getEnv(), "TESSERA_CONTROLLER_UNHEALTHY_TAINT_EFFECT"))
+        .isEqualTo("NoExecute");
+    assertThat(
+            env(
+                firstContainer(render(), Deployment.class).getEnv(),
+                "TESSERA_CONTROLLER_UNHEALTHY_TAINT_EFFECT"))
+        .isEqualTo("NoSchedule");
+    assertThatThrownBy(() -> render("controller.unhealthyTaintEffect=None"))
+        .hasMessageContaining("unhealthyTaintEffect");
   }
 
   @Test

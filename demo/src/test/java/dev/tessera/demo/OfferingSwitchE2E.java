@@ -83,7 +83,8 @@ class OfferingSwitchE2E {
       boolean whole = devices.stream().anyMatch(d -> !d.getName().contains("-mig-"));
       return switch (offering) {
         case EXCLUSIVE -> whole && !mig && !counters && !shared;
-        case MIG_STATIC -> mig && !whole && !counters && !shared;
+        // GPU 0 (not in MIG mode) is offered whole beside GPU 1's MIG device.
+        case MIG_STATIC -> mig && !counters && !shared;
         case MIG_DYNAMIC -> counters && mig && whole;
         case SHARED -> shared && !counters;
       };
@@ -203,7 +204,11 @@ class OfferingSwitchE2E {
             .extracting(Device::getName)
             .containsExactly("gpu-0");
       } finally {
-        tessera.deleteScenarioAndWaitForUnprepare("11-mig-dynamic-by-profile");
+        tessera.deleteScenario("11-mig-dynamic-by-profile");
+        // Only the whole-GPU claim is left prepared.
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .until(() -> tessera.checkpointedClaims().size() == 1);
       }
     } finally {
       tessera.deleteScenarioAndWaitForUnprepare("01-gpu-per-pod");
