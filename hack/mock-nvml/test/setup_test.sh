@@ -23,7 +23,8 @@ check '[ -f "$L/libnvidia-gpucomp.so.580.95.05" ]'
 for b in nvidia-smi nvidia-cuda-mps-control nvidia-cuda-mps-server nvidia-debugdump nvidia-persistenced; do
     check '[ -x "$R/usr/bin/$b" ]'
 done
-for dev in nvidiactl nvidia-uvm nvidia-uvm-tools nvidia-modeset nvidia0 nvidia1 nvidia-caps/nvidia-cap1; do
+# nvidia-cap2 is the MIG monitor capability (proc .../mig/monitor), what admin-access claims get.
+for dev in nvidiactl nvidia-uvm nvidia-uvm-tools nvidia-modeset nvidia0 nvidia1 nvidia-caps/nvidia-cap1 nvidia-caps/nvidia-cap2; do
     if [ "$(id -u)" = 0 ]; then check '[ -c "$R/dev/$dev" ] || [ -f "$R/dev/$dev" ]'; else check '[ -f "$R/dev/$dev" ]'; fi
 done
 check '[ ! -e "$R/dev/nvidia2" ]'

@@ -215,7 +215,12 @@ final class TesseraOnNode implements AutoCloseable {
 
   /** What a container printed (once done), checked for what every GPU container must see. */
   String saw(String pod, String container) {
-    String log = logsWhenDone(pod, container);
+    return saw("default", pod, container);
+  }
+
+  /** {@link #saw(String, String)} for a pod in {@code namespace}. */
+  String saw(String namespace, String pod, String container) {
+    String log = logsWhenDone(namespace, pod, container);
     System.out.printf("--- %s%s saw:%n%s", pod, container == null ? "" : "/" + container, log);
     assertThat(log)
         .contains("NVIDIA_VISIBLE_DEVICES=void")
@@ -235,11 +240,15 @@ final class TesseraOnNode implements AutoCloseable {
   }
 
   List<ResourceClaim> claims() {
+    return claims("default");
+  }
+
+  List<ResourceClaim> claims(String namespace) {
     return client
         .dynamicResourceAllocation()
         .v1()
         .resourceClaims()
-        .inNamespace("default")
+        .inNamespace(namespace)
         .list()
         .getItems();
   }
@@ -284,15 +293,19 @@ final class TesseraOnNode implements AutoCloseable {
 
   /** A container's log once it printed its last line ({@code done}). */
   String logsWhenDone(String pod, String container) {
+    return logsWhenDone("default", pod, container);
+  }
+
+  private String logsWhenDone(String namespace, String pod, String container) {
     await()
         .atMost(Duration.ofSeconds(120))
         .ignoreExceptions() // the log is refused while the container is being created
-        .until(() -> log(pod, container).lines().anyMatch("done"::equals));
-    return log(pod, container);
+        .until(() -> log(namespace, pod, container).lines().anyMatch("done"::equals));
+    return log(namespace, pod, container);
   }
 
-  private String log(String pod, String container) {
-    var podResource = client.pods().inNamespace("default").withName(pod);
+  private String log(String namespace, String pod, String container) {
+    var podResource = client.pods().inNamespace(namespace).withName(pod);
     String log =
         container == null ? podResource.getLog() : podResource.inContainer(container).getLog();
     return log == null ? "" : log;

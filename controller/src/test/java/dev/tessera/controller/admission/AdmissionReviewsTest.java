@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -257,5 +258,84 @@ class AdmissionReviewsTest {
           assertThat(reply.contentType()).startsWith("text/plain");
           assertThat(reply.body()).as(body).contains(reason);
         });
+  }
+
+  /** A claim with an admin request "all" and a plain request "gpu", and these configs. */
+  private static String adminClaim(String configs) {
+    return """
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+         "metadata": {"name": "watch", "namespace": "monitoring"},
+         "spec": {"devices": {"requests": [
+           {"name": "all", "exactly": {"deviceClassName": "gpu.tessera.dev",
+             "allocationMode": "All", "adminAccess": true}},
+           {"name": "gpu", "exactly": {"deviceClassName": "gpu.tessera.dev"}}],
+          "config": %s}}}"""
+        .formatted(configs);
+  }
+
+  private static String configFor(String requests, String sharing) {
+    return """
+        [{"requests": %s, "opaque": {"driver": "gpu.tessera.dev", "parameters": %s}}]"""
+        .formatted(requests, gpuConfig(sharing));
+  }
+
+  @Test
+  void sharingForAnAdminRequestIsRefusedNamingTheField() {
+    for (String sharing :
+        List.of(
+            "{\"strategy\": \"MPS\"}",
+            "{\"strategy\": \"TimeSlicing\", \"timeSlicingConfig\": {\"interval\": \"Long\"}}")) {
+      for (String requests : List.of("[\"all\"]", "[]")) {
+        assertThat(denial(review("ResourceClaim", adminClaim(configFor(requests, sharing)))))
+            .contains("spec.devices.config[0].opaque.parameters.sharing.strategy")
+            .contains("request all has adminAccess");
+      }
+    }
+    // Only the config that asks for sharing is named, beside an exclusive one.
+    String two =
+        """
+        [{"requests": ["all"], "opaque": {"driver": "gpu.tessera.dev", "parameters": %s}},
+         {"requests": ["all"], "opaque": {"driver": "gpu.tessera.dev", "parameters": %s}}]"""
+            .formatted(
+                gpuConfig("{\"strategy\": \"Exclusive\"}"), gpuConfig("{\"strategy\": \"MPS\"}"));
+    assertThat(denial(review("ResourceClaim", adminClaim(two))))
+        .contains("spec.devices.config[1].opaque.parameters.sharing.strategy")
+        .doesNotContain("config[0]");
+  }
+
+  @Test
+  void aTemplatesAdminRequestIsJudgedToo() {
+    String template =
+        """
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+         "metadata": {"name": "t", "namespace": "monitoring"},
+         "spec": {"spec": {"devices": {"requests": [{"name": "all", "exactly": {
+           "deviceClassName": "gpu.tessera.dev", "allocationMode": "All", "adminAccess": true}}],
+           "config": %s}}}}"""
+            .formatted(configFor("[\"all\"]", "{\"strategy\": \"MPS\"}"));
+    assertThat(denial(review("ResourceClaimTemplate", template)))
+        .contains("spec.spec.devices.config[0].opaque.parameters.sharing.strategy");
+  }
+
+  @Test
+  void exclusiveOrUnsetSharingForAnAdminRequestAndSharingForOthersPass() {
+    assertAllowed(
+        review(
+            "ResourceClaim", adminClaim(configFor("[\"all\"]", "{\"strategy\": \"Exclusive\"}"))));
+    assertAllowed(
+        review(
+            "ResourceClaim",
+            adminClaim(
+                """
+                [{"requests": ["all"], "opaque": {"driver": "gpu.tessera.dev", "parameters":
+                  {"apiVersion": "gpu.tessera.dev/v1alpha1", "kind": "GpuConfig"}}}]""")));
+    assertAllowed(
+        review("ResourceClaim", adminClaim(configFor("[\"gpu\"]", "{\"strategy\": \"MPS\"}"))));
+    // adminAccess false is no admin access.
+    assertAllowed(
+        review(
+            "ResourceClaim",
+            adminClaim(configFor("[]", "{\"strategy\": \"MPS\"}"))
+                .replace("\"adminAccess\": true", "\"adminAccess\": false")));
   }
 }

@@ -57,14 +57,26 @@ public final class NodePaths {
    * /proc/driver/nvidia/capabilities.
    */
   public Optional<String> migCapabilityNode(int gpuMinor, int gpuInstanceId, Integer computeId) {
-    String access =
+    return capabilityNode(
         "driver/nvidia/capabilities/gpu"
             + gpuMinor
             + "/mig/gi"
             + gpuInstanceId
             + (computeId == null ? "" : "/ci" + computeId)
-            + "/access";
-    Path file = procRoot.resolve("proc").resolve(access);
+            + "/access");
+  }
+
+  /**
+   * The node that grants the driver's MIG monitoring capability ({@code
+   * /proc/driver/nvidia/capabilities/mig/monitor}): with it NVML lists every MIG device of every
+   * GPU the container sees, read-only. One node for the whole driver, not per GPU.
+   */
+  public Optional<String> migMonitorCapabilityNode() {
+    return capabilityNode("driver/nvidia/capabilities/mig/monitor");
+  }
+
+  private Optional<String> capabilityNode(String procFile) {
+    Path file = procRoot.resolve("proc").resolve(procFile);
     if (!Files.exists(file)) {
       return Optional.empty();
     }

@@ -90,7 +90,11 @@ public final class ApiServerClaims implements ClaimSource, AutoCloseable {
                     .withType("Ready")
                     .withStatus("True")
                     .withReason("Prepared")
-                    .withMessage("prepared with sharing " + device.sharing())
+                    .withMessage(
+                        device.adminAccess()
+                            ? "prepared with admin access: handed over as it is, beside the claims"
+                                + " that use it"
+                            : "prepared with sharing " + device.sharing())
                     .withLastTransitionTime(now)
                     .withObservedGeneration(claim.getMetadata().getGeneration())
                     .build();

@@ -72,11 +72,19 @@ public final class DynamicMig {
     }
   }
 
+  /**
+   * Decides the claim's MIG work. A MIG device with admin access is never created: it is resolved
+   * to the MIG device at its placement as NVML reports it now (whoever made it), and where there is
+   * none it stays unresolved and is handed over as its GPU (the GPU's device node and MIG monitor
+   * capability, see {@code DeviceEditsResolver}), so a monitoring claim of every placement of a
+   * dynamic-MIG node sees the GPUs as they are instead of failing or reshaping them.
+   */
   public Plan plan(ClaimRef ref, List<PlannedDevice> devices, Checkpoint checkpoint)
       throws PrepareException {
+    devices = asTheyAre(ref, devices);
     Map<String, MigTarget> targets = new LinkedHashMap<>();
     for (PlannedDevice device : devices) {
-      if (device.name() instanceof DeviceName.Mig name) {
+      if (device.name() instanceof DeviceName.Mig name && !device.adminAccess()) {
         MigTarget target =
             MigTarget.resolve(device.gpu(), name)
                 .orElseThrow(
@@ -124,6 +132,32 @@ public final class DynamicMig {
                         : d)
             .toList();
     return new Plan(resolved, creates);
+  }
+
+  /** The claim's devices, those with admin access resolved to the MIG devices that exist now. */
+  private List<PlannedDevice> asTheyAre(ClaimRef ref, List<PlannedDevice> devices)
+      throws PrepareException {
+    Map<String, GpuMigState> states = new LinkedHashMap<>();
+    var resolved = new ArrayList<PlannedDevice>();
+    for (PlannedDevice device : devices) {
+      if (!(device.name() instanceof DeviceName.Mig name) || !device.adminAccess()) {
+        resolved.add(device);
+        continue;
+      }
+      MigTarget target =
+          MigTarget.resolve(device.gpu(), name)
+              .orElseThrow(
+                  () ->
+                      new PrepareException(
+                          "claim " + ref + ": device " + name.value() + " is not on this node"));
+      GpuMigState state = states.get(target.gpuUuid());
+      if (state == null) {
+        state = hardware.read(target.gpuUuid());
+        states.put(target.gpuUuid(), state);
+      }
+      resolved.add(device.withMigDevice(MigPlanner.existing(target, state).orElse(null)));
+    }
+    return resolved;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.tessera.plugin.mig;
 
 import dev.tessera.api.inventory.MigDevice;
+import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.prepare.ClaimRef;
 import dev.tessera.plugin.prepare.PrepareException;
@@ -124,17 +125,37 @@ public final class MigPlanner {
               + instance.computeInstances().size()
               + " compute instances; a claim gets a GPU instance with exactly one");
     }
+    return new MigStep.UseExisting(target, device(target, instance));
+  }
+
+  /** The MIG device an instance of one compute instance at the target's placement makes. */
+  private static MigDevice device(MigTarget target, GpuMigState.Instance instance) {
     GpuMigState.Compute ci = instance.computeInstances().get(0);
-    return new MigStep.UseExisting(
-        target,
-        new MigDevice(
-            ci.uuid(),
-            instance.gpuInstanceId(),
-            ci.computeInstanceId(),
-            target.profileId(),
-            target.profile(),
-            target.placement(),
-            target.memoryBytes()));
+    return new MigDevice(
+        ci.uuid(),
+        instance.gpuInstanceId(),
+        ci.computeInstanceId(),
+        target.profileId(),
+        target.profile(),
+        target.placement(),
+        target.memoryBytes());
+  }
+
+  /**
+   * The MIG device at the target's placement as it is now, whoever made it: a GPU instance of the
+   * target's profile there with one compute instance. Empty when there is none (or the GPU is not
+   * in MIG mode), or when the instance is split into several compute instances (no one MIG device).
+   */
+  public static Optional<MigDevice> existing(MigTarget target, GpuMigState state) {
+    if (state.mode() != MigMode.ENABLED) {
+      return Optional.empty();
+    }
+    return state.instances().stream()
+        .filter(i -> i.profileId() == target.profileId())
+        .filter(i -> i.placement().equals(target.placement()))
+        .filter(i -> i.computeInstances().size() == 1)
+        .findFirst()
+        .map(i -> device(target, i));
   }
 
   private static Optional<String> owner(

@@ -1,7 +1,11 @@
 package dev.tessera.plugin.prepare;
 
 import dev.tessera.api.DeviceName;
+import dev.tessera.api.config.AdminAccessRule;
 import dev.tessera.api.config.DeviceConfig;
+import dev.tessera.api.config.DeviceConfig.GpuConfig;
+import dev.tessera.api.config.DeviceConfig.MigDeviceConfig;
+import dev.tessera.api.config.FieldError;
 import dev.tessera.api.config.InvalidConfigException;
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
@@ -25,7 +29,8 @@ import java.util.Optional;
  * Decides what preparing a claim means on this node (pure: no I/O, same answer for the same
  * inputs): checks the claim is the one the kubelet meant and is allocated here, takes our results,
  * resolves each device against the hardware, applies the config, and refuses a device another claim
- * holds unless both share it.
+ * holds unless both share it. A device allocated with admin access is planned as it is (see {@link
+ * PlannedDevice#adminAccess}).
  */
 public final class ClaimPlanner {
   private final String driverName;
@@ -113,10 +118,26 @@ public final class ClaimPlanner {
       throw new PrepareException("claim " + ref + ": " + e.getMessage());
     }
     String missing = "claim " + ref + ": device " + result.getDevice() + " is not on this node";
+    // Trusted as the allocation says: the API server admits adminAccess only in namespaces an
+    // administrator labelled resource.kubernetes.io/admin-access, so the scheduler sets it only
+    // there.
+    boolean admin = Boolean.TRUE.equals(result.getAdminAccess());
     return switch (name) {
       case DeviceName.Gpu gpuName -> {
         Gpu gpu =
             inventory.gpuByMinor(gpuName.minor()).orElseThrow(() -> new PrepareException(missing));
+        if (admin) {
+          // As it is, MIG mode or not: a monitoring pod may look at a GPU in MIG mode whole.
+          yield new PlannedDevice(
+              result.getRequest(),
+              result.getPool(),
+              name,
+              gpu,
+              null,
+              adminConfig(ref, scoped, result.getRequest(), false),
+              result.getShareID(),
+              true);
+        }
         if (gpu.migMode() == MigMode.ENABLED) {
           throw new PrepareException(
               "claim "
@@ -142,13 +163,43 @@ public final class ClaimPlanner {
         if (MigTarget.resolve(gpu, migName).isEmpty()) {
           throw new PrepareException(missing);
         }
-        // Null when it does not exist yet (mig-dynamic): prepare creates it.
+        // Null when it does not exist yet (mig-dynamic): prepare creates it, unless the claim has
+        // admin access (then it is handed over as it is, see DynamicMig).
         MigDevice mig = findMig(gpu, migName).orElse(null);
-        DeviceConfig config = configs.forDevice(scoped, result.getRequest(), true);
+        DeviceConfig config =
+            admin
+                ? adminConfig(ref, scoped, result.getRequest(), true)
+                : configs.forDevice(scoped, result.getRequest(), true);
         yield new PlannedDevice(
-            result.getRequest(), result.getPool(), name, gpu, mig, config, result.getShareID());
+            result.getRequest(),
+            result.getPool(),
+            name,
+            gpu,
+            mig,
+            config,
+            result.getShareID(),
+            admin);
       }
     };
+  }
+
+  /**
+   * The config of a device with admin access: nothing may be set up for it, so a config of ours
+   * that asks for sharing fails the claim naming its field; what remains is the kind's exclusive
+   * default. The capacity the scheduler may count for it is not turned into MPS limits either.
+   */
+  private DeviceConfig adminConfig(
+      ClaimRef ref, List<ConfigResolver.Scoped> scoped, String request, boolean mig)
+      throws PrepareException {
+    Optional<ConfigResolver.Scoped> chosen = configs.chosen(scoped, request, mig);
+    if (chosen.isPresent()) {
+      Optional<FieldError> error =
+          AdminAccessRule.check(chosen.get().config(), chosen.get().path(), request);
+      if (error.isPresent()) {
+        throw new PrepareException("claim " + ref + " has an invalid config: " + error.get());
+      }
+    }
+    return mig ? MigDeviceConfig.defaults() : GpuConfig.defaults();
   }
 
   private static Optional<MigDevice> findMig(Gpu gpu, DeviceName.Mig name) {
@@ -160,17 +211,24 @@ public final class ClaimPlanner {
 
   /**
    * A device prepared for another claim may be prepared again only if both claims share it with the
-   * same strategy, or the scheduler handed out shares of it (a share ID).
+   * same strategy, or the scheduler handed out shares of it (a share ID). Admin access takes the
+   * device beside whoever holds it and holds nothing itself, so it is not checked, and another
+   * claim's admin access never blocks this one.
    */
   private void refuseConflicts(ClaimRef ref, List<PlannedDevice> planned, Checkpoint checkpoint)
       throws PrepareException {
     for (PlannedDevice device : planned) {
+      if (device.adminAccess()) {
+        continue;
+      }
       for (Map.Entry<String, ClaimEntry> other : checkpoint.claims().entrySet()) {
         if (other.getKey().equals(ref.uid())) {
           continue;
         }
         for (PreparedDevice held : other.getValue().devices()) {
-          if (!held.device().equals(device.name().value()) || !held.pool().equals(device.pool())) {
+          if (held.adminAccess()
+              || !held.device().equals(device.name().value())
+              || !held.pool().equals(device.pool())) {
             continue;
           }
           boolean bothShared =

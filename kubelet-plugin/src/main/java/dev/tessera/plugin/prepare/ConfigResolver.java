@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -52,25 +53,36 @@ public final class ConfigResolver {
       DeviceConfig decoded =
           decoder.decode(toJsonTree.apply(config.getOpaque().getParameters()), path);
       List<String> requests = config.getRequests() == null ? List.of() : config.getRequests();
-      scoped.add(new Scoped(requests, decoded));
+      scoped.add(new Scoped(requests, decoded, path));
     }
     return scoped;
   }
 
   /** The config for a device allocated for {@code request}; the kind's default when none fits. */
   public DeviceConfig forDevice(List<Scoped> configs, String request, boolean mig) {
-    DeviceConfig chosen = mig ? MigDeviceConfig.defaults() : GpuConfig.defaults();
+    return chosen(configs, request, mig)
+        .map(Scoped::config)
+        .orElse(mig ? MigDeviceConfig.defaults() : GpuConfig.defaults());
+  }
+
+  /** The config that wins for a device allocated for {@code request}, with where it was written. */
+  public Optional<Scoped> chosen(List<Scoped> configs, String request, boolean mig) {
+    Scoped chosen = null;
     for (Scoped config : configs) {
       boolean kindFits = mig == (config.config() instanceof MigDeviceConfig);
       if (kindFits && config.appliesTo(request)) {
-        chosen = config.config();
+        chosen = config;
       }
     }
-    return chosen;
+    return Optional.ofNullable(chosen);
   }
 
-  /** A decoded config and the requests it names (empty: all of them). */
-  public record Scoped(List<String> requests, DeviceConfig config) {
+  /**
+   * A decoded config and the requests it names (empty: all of them).
+   *
+   * @param path where its parameters sit in the claim, for errors about it
+   */
+  public record Scoped(List<String> requests, DeviceConfig config, String path) {
     public Scoped {
       requests = List.copyOf(requests);
     }

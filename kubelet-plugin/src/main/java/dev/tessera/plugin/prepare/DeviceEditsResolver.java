@@ -1,6 +1,8 @@
 package dev.tessera.plugin.prepare;
 
+import dev.tessera.api.DeviceName;
 import dev.tessera.api.config.Sharing;
+import dev.tessera.api.inventory.MigMode;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder.DeviceEdits;
 import dev.tessera.plugin.cdi.NodePaths;
@@ -9,17 +11,24 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The device nodes each planned device brings into a container: the GPU's {@code /dev/nvidia<N>},
  * and for a MIG device also the capability nodes of its GPU and compute instance, without which
  * CUDA cannot open the instance. A device shared through MPS also brings its daemon's pipe
  * directory, a shared-memory directory at {@code /dev/shm}, and the claim's limits as the env the
- * MPS client reads.
+ * MPS client reads. A device with admin access brings what it is (for a MIG device that does not
+ * exist, its GPU's node), the driver's MIG monitoring capability on a GPU that can do MIG, and
+ * {@code TESSERA_ADMIN_ACCESS=true}; never the MIG config capability, which would let the container
+ * reshape the GPU under other claims.
  */
 public final class DeviceEditsResolver {
   private static final List<String> RW_MOUNT = List.of("rw", "nosuid", "nodev", "rbind");
   private static final long MIB = 1L << 20;
+
+  /** Tells the container its devices were handed over with admin access. */
+  public static final String ADMIN_ACCESS_ENV = "TESSERA_ADMIN_ACCESS=true";
 
   private final NodePaths paths;
   private final MpsPaths mps;
@@ -57,6 +66,9 @@ public final class DeviceEditsResolver {
       nodes.add(paths.deviceNode(giCap));
       nodes.add(paths.deviceNode(ciCap));
     }
+    if (device.adminAccess()) {
+      return adminEdits(device, nodes);
+    }
     if (device.config().sharing() instanceof Sharing.Mps limits) {
       return mpsEdits(device, nodes, limits);
     }
@@ -87,9 +99,29 @@ public final class DeviceEditsResolver {
     return new DeviceEdits(device.name().value(), nodes, env, mounts);
   }
 
+  /**
+   * A monitoring container needs the MIG monitor capability to see MIG devices through NVML. It is
+   * required where MIG is on (a MIG device, or a GPU in MIG mode); a GPU that can do MIG but has it
+   * off gets it when the driver announces it, so it sees devices made later.
+   */
+  private DeviceEdits adminEdits(PlannedDevice device, List<CdiSpec.DeviceNode> nodes)
+      throws PrepareException {
+    var all = new ArrayList<>(nodes);
+    if (device.gpu().migMode() != MigMode.UNSUPPORTED) {
+      Optional<String> monitor = paths.migMonitorCapabilityNode();
+      boolean migOn =
+          device.name() instanceof DeviceName.Mig || device.gpu().migMode() == MigMode.ENABLED;
+      if (monitor.isEmpty() && migOn) {
+        throw missingCapability(device, "MIG monitoring");
+      }
+      monitor.ifPresent(m -> all.add(paths.deviceNode(m)));
+    }
+    return new DeviceEdits(device.name().value(), all, List.of(ADMIN_ACCESS_ENV), List.of());
+  }
+
   private static PrepareException missingCapability(PlannedDevice device, String what) {
     return new PrepareException(
-        "MIG device "
+        (device.name() instanceof DeviceName.Mig ? "MIG device " : "GPU ")
             + device.name().value()
             + ": the driver announces no capability node for "
             + what

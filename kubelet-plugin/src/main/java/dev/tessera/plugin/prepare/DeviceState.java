@@ -204,6 +204,18 @@ public final class DeviceState {
             : new PrepareException("claim " + ref + ": prepare failed: " + e.getMessage(), e);
       }
       claims.reportPrepared(ref, prepared);
+      List<String> admin =
+          prepared.stream()
+              .filter(PreparedDevice::adminAccess)
+              .map(PreparedDevice::device)
+              .toList();
+      if (!admin.isEmpty()) {
+        // The API server admitted adminAccess only in a namespace labelled for it; say who got it.
+        LOG.atInfo()
+            .addKeyValue("claim.uid", ref.uid())
+            .addKeyValue("devices", String.join(",", admin))
+            .log("admin access granted: devices handed over as they are");
+      }
       LOG.atInfo().addKeyValue("devices", prepared.size()).log("claim prepared");
       return prepared;
     }
@@ -296,7 +308,8 @@ public final class DeviceState {
               device.uuid(),
               device.config().sharing().strategy(),
               device.shareId(),
-              SharingSettings.of(device.config().sharing())));
+              SharingSettings.of(device.config().sharing()),
+              device.adminAccess()));
     }
     return List.copyOf(byName.values());
   }

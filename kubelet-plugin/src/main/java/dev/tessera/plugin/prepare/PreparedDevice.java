@@ -12,6 +12,9 @@ import java.util.List;
  * @param shareId set when allocated from a device that allows multiple allocations
  * @param settings the sharing settings ({@link SharingSettings#NONE} in checkpoints written before
  *     they were kept)
+ * @param adminAccess prepared with admin access: handed over as it is, so it owns and uses nothing
+ *     (no sharing set-up, no MIG device) and never conflicts with another claim's hold on the
+ *     device (false in checkpoints written before admin access)
  */
 public record PreparedDevice(
     List<String> requestNames,
@@ -21,7 +24,8 @@ public record PreparedDevice(
     String uuid,
     String sharing,
     String shareId,
-    SharingSettings settings) {
+    SharingSettings settings,
+    boolean adminAccess) {
   public PreparedDevice {
     requestNames = List.copyOf(requestNames);
     cdiDeviceIds = List.copyOf(cdiDeviceIds);
@@ -38,5 +42,18 @@ public record PreparedDevice(
       String sharing,
       String shareId) {
     this(requestNames, pool, device, cdiDeviceIds, uuid, sharing, shareId, SharingSettings.NONE);
+  }
+
+  /** A device prepared without admin access. */
+  public PreparedDevice(
+      List<String> requestNames,
+      String pool,
+      String device,
+      List<String> cdiDeviceIds,
+      String uuid,
+      String sharing,
+      String shareId,
+      SharingSettings settings) {
+    this(requestNames, pool, device, cdiDeviceIds, uuid, sharing, shareId, settings, false);
   }
 }

@@ -20,7 +20,9 @@ import java.util.Map;
  * (pure: no I/O). A GPU has one time-slice, so claims that time-slice it must agree on the
  * interval; an MPS device has one daemon, started for the first claim and stopped after the last;
  * MPS limits of the claims on a device must fit the device. A claim that cannot be honoured gets a
- * {@link PrepareException} before anything is changed.
+ * {@link PrepareException} before anything is changed. A device with admin access is handed over as
+ * it is: it gets no set-up, and it is never counted as a holder, so it neither keeps a daemon or a
+ * time-slice alive nor stops another claim from setting one up.
  */
 public final class SharingPlanner {
   private static final int ALL_THREADS = 100;
@@ -31,6 +33,9 @@ public final class SharingPlanner {
     refuseSeveralMpsDevices(ref, plan);
     var actions = new ArrayList<SharingAction>();
     for (PlannedDevice device : distinct(plan)) {
+      if (device.adminAccess()) {
+        continue;
+      }
       List<Holder> others = holders(checkpoint, ref.uid(), device.uuid());
       switch (device.config().sharing()) {
         case Sharing.Exclusive e -> {}
@@ -75,7 +80,9 @@ public final class SharingPlanner {
     }
     var actions = new ArrayList<SharingAction>();
     Map<String, PreparedDevice> byUuid = new LinkedHashMap<>();
-    entry.devices().forEach(d -> byUuid.putIfAbsent(d.uuid(), d));
+    entry.devices().stream()
+        .filter(d -> !d.adminAccess())
+        .forEach(d -> byUuid.putIfAbsent(d.uuid(), d));
     for (PreparedDevice device : byUuid.values()) {
       if (!holders(checkpoint, claimUid, device.uuid()).isEmpty()) {
         continue;
@@ -113,7 +120,7 @@ public final class SharingPlanner {
   public List<SharingAction.EnsureMps> daemonsOf(ClaimEntry entry) {
     Map<String, SharingAction.EnsureMps> byUuid = new LinkedHashMap<>();
     for (PreparedDevice device : entry.devices()) {
-      if ("MPS".equals(device.sharing())) {
+      if ("MPS".equals(device.sharing()) && !device.adminAccess()) {
         byUuid.putIfAbsent(
             device.uuid(),
             new SharingAction.EnsureMps(device.uuid(), device.device(), wholeGpu(device)));
@@ -224,7 +231,10 @@ public final class SharingPlanner {
     return List.copyOf(byUuid.values());
   }
 
-  /** The devices with this UUID that claims other than {@code claimUid} hold. */
+  /**
+   * The devices with this UUID that claims other than {@code claimUid} hold; admin access holds
+   * nothing.
+   */
   private static List<Holder> holders(Checkpoint checkpoint, String claimUid, String uuid) {
     var holders = new ArrayList<Holder>();
     checkpoint
@@ -235,7 +245,7 @@ public final class SharingPlanner {
                 return;
               }
               entry.devices().stream()
-                  .filter(d -> d.uuid().equals(uuid))
+                  .filter(d -> d.uuid().equals(uuid) && !d.adminAccess())
                   .findFirst()
                   .ifPresent(d -> holders.add(new Holder(uid, entry, d)));
             });

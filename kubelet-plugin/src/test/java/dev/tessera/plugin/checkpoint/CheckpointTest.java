@@ -67,4 +67,36 @@ class CheckpointTest {
     Files.writeString(store.file(), "{\"apiVersion\":\"v0\",\"bootId\":\"b\",\"claims\":{}}");
     assertThatThrownBy(() -> store.load("boot-1")).hasMessageContaining("has apiVersion v0");
   }
+
+  @Test
+  void anEntryWrittenBeforeAdminAccessReadsAsNoAdminAccessAndAnAdminOneRoundTrips()
+      throws Exception {
+    var store = new CheckpointStore(dir.resolve("checkpoint.json"), JsonMapper.builder().build());
+    Files.writeString(
+        store.file(),
+        """
+        {"apiVersion":"checkpoint.gpu.tessera.dev/v1","bootId":"boot-1","claims":{"u":{
+          "state":"PrepareCompleted","namespace":"ns","name":"c","devices":[{
+          "requestNames":["gpu"],"pool":"node-a","device":"gpu-0",
+          "cdiDeviceIds":["k8s.gpu.tessera.dev/claim=u-gpu-0"],"uuid":"GPU-0",
+          "sharing":"Exclusive"}]}}}""");
+    assertThat(store.load("boot-1").claims().get("u").devices()).containsExactly(GPU0);
+
+    var admin =
+        new PreparedDevice(
+            List.of("all"),
+            "node-a",
+            "gpu-0",
+            List.of("k8s.gpu.tessera.dev/claim=a-gpu-0"),
+            "GPU-0",
+            "Exclusive",
+            null,
+            null,
+            true);
+    var cp =
+        Checkpoint.empty("boot-1")
+            .with("a", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "a", List.of(admin)));
+    store.save(cp);
+    assertThat(store.load("boot-1")).isEqualTo(cp);
+  }
 }

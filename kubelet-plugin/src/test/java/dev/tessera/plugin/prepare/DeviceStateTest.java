@@ -405,4 +405,69 @@ class DeviceStateTest {
     assertThat(runner.calls)
         .containsExactly("nvidia-cuda-mps-control | quit", "nvidia-smi -i GPU-00000000 -c DEFAULT");
   }
+
+  private final ClaimRef adminRef = new ClaimRef("default", "watch", "uid-admin");
+
+  private void putAdmin(String... devices) {
+    claims.put(
+        claim(
+            "uid-admin",
+            "watch",
+            java.util.Arrays.stream(devices)
+                .map(
+                    d ->
+                        new io.fabric8.kubernetes.api.model.resource.v1
+                                .DeviceRequestAllocationResultBuilder(result("all", d))
+                            .withAdminAccess(true)
+                            .build())
+                .toList(),
+            List.of()));
+  }
+
+  @Test
+  void adminAccessIsHandedOverBesideOtherClaimsAndUndoesNothingOfTheirs() throws Exception {
+    Files.createDirectories(root.resolve("proc/driver/nvidia/capabilities/mig"));
+    Files.writeString(
+        root.resolve("proc/driver/nvidia/capabilities/mig/monitor"), "DeviceFileMinor: 2\n");
+    putShared("uid-1", "c1", "gpu-0", mps("GpuConfig", 30, "20Gi"));
+    claims.put(claim("uid-2", "c2", List.of(result("mig", "gpu-1-mig-1g10gb-0")), List.of()));
+    putAdmin("gpu-0", "gpu-1-mig-1g10gb-0");
+    var state = state("b1");
+    state.prepare(ref);
+    state.prepare(ref2);
+    int calls = runner.calls.size();
+
+    var devices = state.prepare(adminRef);
+
+    assertThat(devices).allSatisfy(d -> assertThat(d.adminAccess()).isTrue());
+    assertThat(runner.calls).hasSize(calls);
+    assertThat(migs.calls).isEmpty();
+    JsonNode specDevices =
+        json.readTree(Files.readString(cdi.specFile("uid-admin"))).get("devices");
+    assertThat(
+            specDevices.get(0).get("containerEdits").get("deviceNodes").findValuesAsString("path"))
+        .containsExactly("/dev/nvidia0", "/dev/nvidia-caps/nvidia-cap2");
+    assertThat(specDevices.get(0).get("containerEdits").get("env").toString())
+        .isEqualTo("[\"TESSERA_ADMIN_ACCESS=true\"]");
+    assertThat(
+            specDevices.get(1).get("containerEdits").get("deviceNodes").findValuesAsString("path"))
+        .containsExactly(
+            "/dev/nvidia1",
+            "/dev/nvidia-caps/nvidia-cap30",
+            "/dev/nvidia-caps/nvidia-cap31",
+            "/dev/nvidia-caps/nvidia-cap2");
+
+    state.unprepare(adminRef);
+    assertThat(runner.calls).hasSize(calls);
+    assertThat(store.load("b1").claims()).containsOnlyKeys("uid-1", "uid-2");
+    assertThat(cdi.specFile("uid-1")).exists();
+    assertThat(cdi.specFile("uid-2")).exists();
+
+    // The other way round: the MPS claim goes while the admin claim holds its GPU.
+    state.prepare(adminRef);
+    state.unprepare(ref);
+    assertThat(runner.of("nvidia-cuda-mps-control")).containsExactly("-d", "| quit");
+    assertThat(store.load("b1").claims()).containsOnlyKeys("uid-2", "uid-admin");
+    assertThat(cdi.specFile("uid-admin")).exists();
+  }
 }

@@ -266,4 +266,79 @@ class SharingPlannerTest {
             new SharingAction.EnsureMps("GPU-00000000", "gpu-0", true),
             new SharingAction.EnsureMps("MIG-0000001", "gpu-1-mig-1g10gb-0", false));
   }
+
+  /** {@code checkpoint} with claim {@code name} holding gpu-0 with admin access. */
+  private static Checkpoint withAdmin(Checkpoint checkpoint, String name) {
+    var held =
+        new PreparedDevice(
+            List.of("all"),
+            NODE,
+            "gpu-0",
+            List.of("k8s.gpu.tessera.dev/claim=uid-" + name + "-gpu-0"),
+            "GPU-00000000",
+            "Exclusive",
+            null,
+            SharingSettings.NONE,
+            true);
+    return checkpoint.with(
+        "uid-" + name,
+        new ClaimEntry(ClaimState.PrepareCompleted, "monitoring", name, List.of(held)));
+  }
+
+  private PlannedDevice adminOnGpu0() {
+    return new PlannedDevice(
+        "all",
+        NODE,
+        DeviceName.parse("gpu-0"),
+        gpu0,
+        null,
+        new DeviceConfig.GpuConfig(new Sharing.Exclusive()),
+        null,
+        true);
+  }
+
+  @Test
+  void anAdminDeviceGetsNoSetUpWhateverOthersHold() throws Exception {
+    assertThat(planner.prepare(b, List.of(adminOnGpu0()), empty())).isEmpty();
+    assertThat(planner.prepare(b, List.of(adminOnGpu0()), gpu0HeldBy("a", mps(50, null))))
+        .isEmpty();
+    assertThat(
+            planner.prepare(
+                b,
+                List.of(adminOnGpu0()),
+                gpu0HeldBy("a", new Sharing.TimeSlicing(TimeSliceInterval.Long))))
+        .isEmpty();
+  }
+
+  @Test
+  void anAdminHolderDoesNotCountForTheFirstOrTheLastSharedClaim() throws Exception {
+    var admin = withAdmin(empty(), "watch");
+    // The first shared claim beside an admin still sets the device up...
+    assertThat(planner.prepare(b, List.of(onGpu0(mps(null, null))), admin))
+        .containsExactly(new SharingAction.EnsureMps("GPU-00000000", "gpu-0", true));
+    assertThat(
+            planner.prepare(
+                b, List.of(onGpu0(new Sharing.TimeSlicing(TimeSliceInterval.Short))), admin))
+        .containsExactly(
+            new SharingAction.SetTimeSlice("GPU-00000000", "gpu-0", TimeSliceInterval.Short));
+    // ...and the last one tears it down although the admin still sees the device.
+    assertThat(planner.release("uid-a", withAdmin(gpu0HeldBy("a", mps(null, null)), "watch")))
+        .containsExactly(new SharingAction.StopMps("GPU-00000000", "gpu-0", true));
+    assertThat(
+            planner.release(
+                "uid-a",
+                withAdmin(gpu0HeldBy("a", new Sharing.TimeSlicing(TimeSliceInterval.Long)), "w")))
+        .containsExactly(
+            new SharingAction.SetTimeSlice("GPU-00000000", "gpu-0", TimeSliceInterval.Default));
+  }
+
+  @Test
+  void releasingAnAdminClaimUndoesNothingAndItUsesNoDaemon() {
+    var both = withAdmin(gpu0HeldBy("a", mps(null, null)), "watch");
+    assertThat(planner.release("uid-watch", both)).isEmpty();
+    assertThat(planner.release("uid-watch", withAdmin(empty(), "watch"))).isEmpty();
+    assertThat(planner.daemonsInUse(withAdmin(empty(), "watch"))).isEmpty();
+    assertThat(planner.daemonsInUse(both))
+        .containsExactly(new SharingAction.EnsureMps("GPU-00000000", "gpu-0", true));
+  }
 }
