@@ -441,6 +441,33 @@ static void test_bare_metal_calls(api_t *a)
     EXPECT(a->nvmlVgpuInstanceGetLicenseInfo_v2(1, &li), NVML_ERROR_NOT_FOUND);
 }
 
+/* The sysfs files mock-nvml-setup writes say what NVML says: vendor and device id, NUMA node. */
+static void test_sysfs_matches_nvml(api_t *a, const char *root)
+{
+    unsigned n = 0;
+    OK(a->nvmlDeviceGetCount_v2(&n));
+    for (unsigned i = 0; i < n; i++) {
+        nvmlDevice_t d;
+        nvmlPciInfo_t pci;
+        unsigned node = 99;
+        OK(a->nvmlDeviceGetHandleByIndex_v2(i, &d));
+        OK(a->nvmlDeviceGetPciInfo_v3(d, &pci));
+        OK(a->nvmlDeviceGetNumaNodeId(d, &node));
+        char dir[1024], p[1100], want[32];
+        snprintf(dir, sizeof(dir), "%s/%s/sys/bus/pci/devices/%04x:%02x:00.0", tmpdir, root, pci.domain, pci.bus);
+        snprintf(p, sizeof(p), "%s/numa_node", dir);
+        snprintf(want, sizeof(want), "%u\n", node);
+        CHECK(file_contains(p, want), "gpu %u: %s says NUMA %u", i, p, node);
+        snprintf(p, sizeof(p), "%s/vendor", dir);
+        snprintf(want, sizeof(want), "0x%04x\n", pci.pciDeviceId & 0xffffu);
+        CHECK(file_contains(p, want) && !strcmp(want, "0x10de\n"), "gpu %u vendor", i);
+        snprintf(p, sizeof(p), "%s/device", dir);
+        snprintf(want, sizeof(want), "0x%04x\n", pci.pciDeviceId >> 16);
+        CHECK(file_contains(p, want), "gpu %u device %s", i, want);
+    }
+    CHECK(n == 8, "8 GPUs");
+}
+
 static void test_mig_lifecycle(api_t *a, const char *root)
 {
     nvmlDevice_t d;
@@ -876,6 +903,7 @@ int main(int argc, char **argv)
     test_profiles(&h100, 0, 1, 7, 25, "MIG 1g.20gb");
     test_initial_layout(&h100, "h100");
     test_bare_metal_calls(&h100);
+    test_sysfs_matches_nvml(&h100, "h100");
     test_mig_lifecycle(&h100, "h100");
     test_persistence(&h100);
     test_second_process(&h100, "h100");
