@@ -210,7 +210,31 @@ final class TesseraOnNode implements AutoCloseable {
             () -> {
               assertThat(cdiSpecs()).isEmpty();
               assertThat(checkpointedClaims()).isEmpty();
+              // A pod still terminating would be patched, not made anew, by the next apply of the
+              // scenario, and its log read as the new pod's.
+              assertThat(scenarioPodsLeft(name)).isEmpty();
             });
+  }
+
+  /** The scenario's pods the API server still has. */
+  private List<String> scenarioPodsLeft(String name) throws IOException {
+    try (var in = Files.newInputStream(scenario(name))) {
+      return client.load(in).items().stream()
+          .filter(o -> o instanceof io.fabric8.kubernetes.api.model.Pod)
+          .filter(
+              o ->
+                  client
+                          .pods()
+                          .inNamespace(
+                              o.getMetadata().getNamespace() == null
+                                  ? "default"
+                                  : o.getMetadata().getNamespace())
+                          .withName(o.getMetadata().getName())
+                          .get()
+                      != null)
+          .map(o -> o.getMetadata().getName())
+          .toList();
+    }
   }
 
   /** What a container printed (once done), checked for what every GPU container must see. */
