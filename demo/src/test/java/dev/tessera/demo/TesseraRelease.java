@@ -66,12 +66,12 @@ final class TesseraRelease implements TesseraDeployment {
     }
     var release = new TesseraRelease(cluster, client, driverRoot);
     try {
-      var builder = new ProcessBuilder(command).inheritIO();
+      var builder = new ProcessBuilder(command);
       builder.environment().put("TESSERA_IMAGES", images.toString());
       builder
           .environment()
           .put("TESSERA_CLUSTER_DIR", cluster.adminKubeconfig().getParent().toString());
-      Process install = builder.start();
+      Process install = ProcessOutput.start(builder);
       if (!install.waitFor(6, TimeUnit.MINUTES)) {
         // Its helm install must not race the uninstall below.
         install.descendants().forEach(ProcessHandle::destroyForcibly);
