@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.time.Duration;
 import java.util.HashSet;
@@ -89,6 +90,7 @@ class AdminAccessE2E {
   }
 
   @Test
+  @Scenario("16-admin-access")
   void anAdminPodSeesEveryGpuBesideTheirHoldersAndNeitherSideUndoesTheOther() throws Exception {
     tessera.applyScenario(SCENARIO);
 

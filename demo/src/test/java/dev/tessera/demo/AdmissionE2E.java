@@ -8,6 +8,7 @@ import dev.tessera.controller.admission.SelfSignedCert;
 import dev.tessera.controller.admission.WebhookServer;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.demo.TesseraDeployment.Kind;
+import dev.tessera.demo.report.Scenario;
 import dev.tessera.plugin.it.TestFiles;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
@@ -126,6 +127,7 @@ class AdmissionE2E {
   }
 
   @Test
+  @Scenario("07-invalid-config-rejected")
   void badConfigsAreRefusedNamingTheFieldAndAGoodClaimRuns() throws Exception {
     System.out.printf("%n== scenario %s%n", SCENARIO);
     List<HasMetadata> items;

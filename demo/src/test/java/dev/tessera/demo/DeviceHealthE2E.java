@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.health.HealthTaintKeys;
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
@@ -40,6 +41,7 @@ class DeviceHealthE2E {
   }
 
   @Test
+  @Scenario("12-unhealthy-gpu-avoided")
   void aTaintedGpuIsNotAllocatedUntilItRecovers() throws Exception {
     await().atMost(Duration.ofSeconds(30)).until(() -> device("gpu-0").isPresent());
 
@@ -90,6 +92,7 @@ class DeviceHealthE2E {
                 assertThat(allocatedResourceHealth())
                     .as("allocatedResourcesStatus of the pod's container")
                     .contains("Unhealthy"));
+    tessera.printClaims(); // the scenario is deleted after the class, so show its claim now
   }
 
   /** Every resource health the kubelet reports in the pod's container statuses. */

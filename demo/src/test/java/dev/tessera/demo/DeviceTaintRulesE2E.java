@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * taint set to {@code NoExecute} ({@code controller.unhealthyTaintEffect}): a fatal XID on a GPU in
  * use evicts its pod the same way.
  */
+@Scenario("20-device-taint-rules") // both tests: the admin's rules, and Tessera's own taint
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DeviceTaintRulesE2E {
   private static final String SCENARIO = "20-device-taint-rules";

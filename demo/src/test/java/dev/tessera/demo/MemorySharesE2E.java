@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.List;
@@ -35,6 +36,7 @@ class MemorySharesE2E {
   }
 
   @Test
+  @Scenario("15-memory-shares")
   void fourSixteenGibSharesFitOnOneGpuAndTheFifthWaits() throws Exception {
     await().atMost(Duration.ofSeconds(30)).until(() -> !tessera.slices().isEmpty());
     tessera.applyScenario(SCENARIO);
@@ -53,6 +55,7 @@ class MemorySharesE2E {
     assertThat(tessera.driverToolLog("nvidia-cuda-mps-control").lines())
         .filteredOn(l -> l.startsWith("-d "))
         .hasSize(1);
+    tessera.printClaims(); // the scenario is deleted after the class, so show its claims now
   }
 
   private static List<Pod> scheduled() {

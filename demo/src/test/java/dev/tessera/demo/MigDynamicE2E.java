@@ -3,6 +3,7 @@ package dev.tessera.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,6 +41,7 @@ class MigDynamicE2E {
   }
 
   @Test
+  @Scenario("11-mig-dynamic-by-profile")
   void aMigDeviceByProfileIsCreatedAtPrepareAndDestroyedAfter() throws Exception {
     tessera.applyScenario(SCENARIO);
     String saw = tessera.saw("mig-dynamic-pod", null);

@@ -3,6 +3,7 @@ package dev.tessera.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,6 +45,7 @@ class MigStaticE2E {
   }
 
   @Test
+  @Scenario("08-mig-static-by-profile")
   void aMigDeviceByProfileComesWithItsCapabilityNodes() throws Exception {
     tessera.applyScenario(SCENARIO);
     String saw = tessera.saw("mig-pod", null);

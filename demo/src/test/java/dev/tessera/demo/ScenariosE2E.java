@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -145,6 +146,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("01-gpu-per-pod")
   void aGpuPerPodFromATemplate() throws Exception {
     run("01-gpu-per-pod");
     List<String> first = gpus(saw("gpu-pod-1", null));
@@ -159,6 +161,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("02-two-gpus-one-claim")
   void twoGpusInOneClaim() throws Exception {
     run("02-two-gpus-one-claim");
     assertThat(gpus(saw("two-gpu-pod", null))).hasSize(2).doesNotHaveDuplicates();
@@ -167,6 +170,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("17-all-gpus-one-claim")
   void allocationModeAllGivesOneClaimEveryGpuOfTheNode() throws Exception {
     run("17-all-gpus-one-claim");
     assertThat(gpus(saw("all-gpus-pod", null))).containsExactlyInAnyOrder("0", "1", "2", "3");
@@ -176,6 +180,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("18-first-available-fallback")
   void firstAvailableFallsBackToTheSecondChoiceWhenNoGpuHasTheFirst() throws Exception {
     run("18-first-available-fallback");
     assertThat(gpus(saw("first-available-pod", null))).hasSize(1);
@@ -189,6 +194,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("19-claim-shared-by-init-container")
   void aClaimSharedByAnInitContainerAndTheAppContainerIsPreparedOnce() throws Exception {
     run("19-claim-shared-by-init-container");
     List<String> init = gpus(saw("init-container-pod", "check"));
@@ -201,6 +207,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("03-claim-shared-by-containers")
   void aClaimSharedByTheContainersOfAPod() throws Exception {
     run("03-claim-shared-by-containers");
     List<String> first = gpus(saw("two-container-pod", "first"));
@@ -210,6 +217,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("04-claim-shared-by-pods")
   void aClaimSharedByTwoPods() throws Exception {
     run("04-claim-shared-by-pods");
     List<String> first = gpus(saw("team-pod-1", null));
@@ -221,6 +229,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("05-select-by-attributes")
   void gpusChosenByMemoryProductArchitectureAndComputeCapability() throws Exception {
     run("05-select-by-attributes");
     saw("big-memory-pod", null);
@@ -229,6 +238,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("06-unsatisfiable")
   void aClaimNoGpuCanSatisfyStaysPendingAndSaysWhy() throws Exception {
     run("06-unsatisfiable");
     PodCondition scheduled =
@@ -251,6 +261,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("09-gpu-as-extended-resource")
   void aGpuAskedForAsTheExtendedResourceNvidiaComGpu() throws Exception {
     var deviceClass =
         tessera.apply(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -40,6 +41,7 @@ class SharingE2E {
   }
 
   @Test
+  @Scenario("13-time-sliced-claim-shared-by-pods")
   void aTimeSlicedClaimSetsTheGpusTimeSliceAndRestoresIt() throws Exception {
     scenario = "13-time-sliced-claim-shared-by-pods";
     tessera.applyScenario(scenario);
@@ -57,6 +59,7 @@ class SharingE2E {
   }
 
   @Test
+  @Scenario("14-mps-claim-shared-by-pods")
   void anMpsClaimRunsOneDaemonWithTheClaimsLimitsAndStopsIt() throws Exception {
     scenario = "14-mps-claim-shared-by-pods";
     tessera.applyScenario(scenario);
