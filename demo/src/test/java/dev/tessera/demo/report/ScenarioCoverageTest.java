@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.ClassNameFilter.includeClassNamePatterns;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPackage;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +21,9 @@ import org.junit.platform.launcher.core.LauncherFactory;
 /**
  * The E2E tier as JUnit discovers it with the orderers the failsafe configuration sets: every
  * directory under demo/scenarios is shown by exactly one test or class ({@link Scenario}), each has
- * its purpose in demo/README.md's table, and the order runs each class's scenarios up by number
- * with the classes by their first one. A new scenario without its demo test fails here, in the unit
- * tier, before any cluster runs.
+ * its purpose in demo/README.md's table and a row in README.md's first one, and the order runs each
+ * class's scenarios up by number with the classes by their first one. A new scenario without its
+ * demo test fails here, in the unit tier, before any cluster runs.
  */
 class ScenarioCoverageTest {
   private static final Path REPO =
@@ -84,6 +85,18 @@ class ScenarioCoverageTest {
         .isNotEmpty()
         .allSatisfy(
             e -> assertThat(e.purpose()).as("demo/README.md's row for " + e.name()).isNotBlank());
+  }
+
+  @Test
+  void theReadmesFirstTableListsEveryScenario() throws Exception {
+    String readme = Files.readString(REPO.resolve("README.md"));
+    String demoTable =
+        readme.substring(
+            readme.indexOf("## What the demo shows"), readme.indexOf("## The two commands"));
+    assertThat(ScenarioCatalog.names(REPO.resolve("demo/scenarios")))
+        .allSatisfy(
+            name ->
+                assertThat(demoTable).as("README.md's demo table").contains("| `" + name + "` |"));
   }
 
   @Test
