@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Scenario 7 on the real cluster: the API server calls the controller's webhook, bad Tessera
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * shipped deploy/manifests/admission-webhook.yaml pointed at {@code https://127.0.0.1:<port>} with
  * the test's certificate as the caBundle.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class AdmissionE2E {
   private static final String SCENARIO = "07-invalid-config-rejected";
   private static final String DENIED = "denied the request";

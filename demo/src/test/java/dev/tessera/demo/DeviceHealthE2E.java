@@ -16,6 +16,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Device health end to end: the simulated NVML reports XIDs, the node plugin reports them in its
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * real scheduler keeps claims off a NoSchedule device, and the taint goes once the GPU has been
  * quiet for the plugin's recovery period (10 s here).
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class DeviceHealthE2E {
   private static final String SCENARIO = "12-unhealthy-gpu-avoided";
   private static TesseraOnNode tessera;

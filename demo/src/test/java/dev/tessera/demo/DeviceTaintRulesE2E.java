@@ -18,6 +18,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Device taints on a real cluster, two H100s offered whole. An admin's DeviceTaintRules (GA in
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @Scenario("20-device-taint-rules") // both tests: the admin's rules, and Tessera's own taint
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(TesseraLogsOnFailure.class)
 class DeviceTaintRulesE2E {
   private static final String SCENARIO = "20-device-taint-rules";
   private static TesseraOnNode tessera;

@@ -12,12 +12,14 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Memory shares of one GPU (offering {@code shared}, one simulated H100 offering 79 GiB): five pods
  * ask for 16 GiB each; the real scheduler fits four and keeps the fifth pending, and each running
  * share is an MPS client pinned to the memory its claim consumed.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class MemorySharesE2E {
   private static final String SCENARIO = "15-memory-shares";
   private static TesseraOnNode tessera;

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * MIG devices made at prepare ({@code mig-dynamic}): one H100 not in MIG mode, offered whole and as
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * (switching MIG mode on, which Hopper does without a reset), the pod sees it, and the instance is
  * destroyed when the pod and claim go.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class MigDynamicE2E {
   private static final String SCENARIO = "11-mig-dynamic-by-profile";
   private static TesseraOnNode tessera;

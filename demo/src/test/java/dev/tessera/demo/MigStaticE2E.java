@@ -8,12 +8,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * MIG devices an admin made, offered as they are ({@code mig-static}): 2 H100s, GPU 1 in MIG mode
  * with a 3g.40gb device at memory slice 4. A claim for that profile gets it, with the capability
  * nodes that let CUDA open the instance.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class MigStaticE2E {
   private static final String SCENARIO = "08-mig-static-by-profile";
   private static TesseraOnNode tessera;

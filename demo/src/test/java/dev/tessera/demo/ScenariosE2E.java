@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The demo scenarios on a real cluster, Tessera on a simulated node of 4 H100s offered whole: the
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * containerd injects the devices through CDI. Each scenario prints what its pods saw, and after it
  * is deleted no CDI spec or checkpoint entry of it is left.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class ScenariosE2E {
   private static TesseraOnNode tessera;
   private String scenario;

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Per-claim sharing on the real cluster (2 simulated H100s offered whole): a claim's opaque config
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * simulator's stand-ins record what they were asked), both pods of the claim run on the same GPU,
  * and the set-up is undone when the claim goes.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class SharingE2E {
   private static TesseraOnNode tessera;
   private String scenario;

@@ -154,6 +154,26 @@ final class TesseraRelease implements TesseraDeployment {
     }
   }
 
+  @Override
+  public String logs(int lines) {
+    var s = new StringBuilder();
+    for (Pod pod : client.pods().inNamespace(HelmChart.NAMESPACE).list().getItems()) {
+      for (var container : pod.getSpec().getContainers()) {
+        s.append(
+            "--- the last %d lines of %s/%s's log:%n"
+                .formatted(lines, pod.getMetadata().getName(), container.getName()));
+        s.append(
+            client
+                .pods()
+                .resource(pod)
+                .inContainer(container.getName())
+                .tailingLines(lines)
+                .getLog());
+      }
+    }
+    return s.toString();
+  }
+
   /** Tessera's pods, each container with its restart count (a crash loop must not go unseen). */
   private List<String> restarts() {
     return client.pods().inNamespace(HelmChart.NAMESPACE).list().getItems().stream()
