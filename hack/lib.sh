@@ -20,18 +20,23 @@ tessera_pick_jdk() {
 }
 
 # gcc and make build the NVML simulator; openssl makes the webhook tests' certificates; shellcheck checks the
-# hack/kind scripts (KindScriptsTest, which on CI fails without it). Installed with apt when missing and root.
+# hack/kind scripts (KindScriptsTest, which on CI fails without it); Go fetches NVIDIA's nvml.h for the simulator's
+# ABI and symbol checks (hack/mock-nvml/nvml-h, from the Go module proxy). Installed with apt when missing and root.
 tessera_need_build_tools() {
   # busybox (static): hack/images and hack/jib-check put it into the plugin's image, for the driver tools that are
   # scripts (the NVML simulator's stand-ins).
+  local go_pkg=""
+  command -v go >/dev/null || [ -x /usr/local/go/bin/go ] || go_pkg=golang-go
   if command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null \
-    && command -v shellcheck >/dev/null && [ -x /bin/busybox ]; then return; fi
+    && command -v shellcheck >/dev/null && [ -x /bin/busybox ] && [ -z "$go_pkg" ]; then return; fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make libc6-dev openssl shellcheck busybox-static \
-      >/dev/null
+    # shellcheck disable=SC2086 # go_pkg is one word or none
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make libc6-dev binutils openssl shellcheck \
+      busybox-static $go_pkg >/dev/null
   elif command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null; then
-    echo "shellcheck is missing: KindScriptsTest skips its shellcheck of hack/kind (fails on CI)" >&2
+    [ -z "$go_pkg" ] || echo "Go is missing: the NVML simulator's ABI and symbol checks need it to fetch nvml.h" >&2
+    command -v shellcheck >/dev/null || echo "shellcheck is missing: KindScriptsTest skips its shellcheck of hack/kind (fails on CI)" >&2
   else
     echo "gcc, make (the NVML simulator) and openssl (the webhook tests) are needed" >&2; return 1
   fi

@@ -76,13 +76,19 @@ static unsigned ci_remaining(const mock_gi *gi, unsigned profile)
     return n;
 }
 
+/* SMs of a compute instance of ci_slices compute slices in gi: the GI's own count when it spans the GI. */
+unsigned mock_ci_sm(const mock_gi *gi, unsigned ci_slices)
+{
+    return ci_slices == gi->prof->slices ? gi->prof->sm : ci_slices * g_mock.prof->sm_per_slice;
+}
+
 static void fill_ci(const mock_gi *gi, unsigned profile, unsigned *v)
 {
     unsigned c = mock_ci_slices(profile), s = gi->prof->slices;
     v[0] = profile;
     v[1] = c;
     v[2] = s / c;
-    v[3] = c == s ? gi->prof->sm : c * g_mock.prof->sm_per_slice;
+    v[3] = mock_ci_sm(gi, c);
     v[4] = gi->prof->ce;
     v[5] = gi->prof->dec;
     v[6] = gi->prof->enc;

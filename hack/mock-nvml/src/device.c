@@ -226,9 +226,9 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *me
     RET(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+/* _v2 and _v3 fill the same struct the same way on this driver: domain, bus, ids and both bus id forms. */
+static nvmlReturn_t pci_info(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
-    MOCK_ENTER();
     mock_gpu *gp;
     if (!mock_resolve_device(device, &gp, NULL, NULL) || !pci) RET(NVML_ERROR_INVALID_ARGUMENT);
     unsigned dom, bus;
@@ -242,6 +242,18 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
     snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.0", dom & 0xffffu, bus & 0xffu, 0u);
     snprintf(pci->busId, sizeof(pci->busId), "%08X:%02X:%02X.0", dom, bus & 0xffu, 0u);
     RET(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+    MOCK_ENTER();
+    return pci_info(device, pci);
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+    MOCK_ENTER();
+    return pci_info(device, pci);
 }
 
 nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)
@@ -291,4 +303,45 @@ nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mod
     gp->compute_mode = (unsigned)mode;
     mock_state_end(1);
     RET(NVML_SUCCESS);
+}
+
+/* Bare metal: no hypervisor, no vGPU. */
+nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)
+{
+    MOCK_ENTER();
+    PHYS_ONLY(device, gp);
+    (void)gp;
+    if (!pVirtualMode) RET(NVML_ERROR_INVALID_ARGUMENT);
+    *pVirtualMode = NVML_GPU_VIRTUALIZATION_MODE_NONE;
+    RET(NVML_SUCCESS);
+}
+
+/* HMM: what a 580 driver (open kernel modules, the default since 560) reports on x86_64 with a kernel that has
+ * HMM (6.1.24+). ATS needs a Grace CPU; NONE is the proprietary module's answer. README.md, "Entry points". */
+nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode)
+{
+    MOCK_ENTER();
+    PHYS_ONLY(device, gp);
+    (void)gp;
+    if (!mode) RET(NVML_ERROR_INVALID_ARGUMENT);
+    if (mode->version != nvmlDeviceAddressingMode_v1) RET(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    mode->value = NVML_DEVICE_ADDRESSING_MODE_HMM;
+    RET(NVML_SUCCESS);
+}
+
+/* Driver models are Windows only: NOT_SUPPORTED on Linux, after the handle and argument checks. */
+nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
+{
+    MOCK_ENTER();
+    if (!mock_resolve_device(device, NULL, NULL, NULL) || (!current && !pending)) RET(NVML_ERROR_INVALID_ARGUMENT);
+    RET(NVML_ERROR_NOT_SUPPORTED);
+}
+
+/* NVLink is not modelled: the simulated GPUs have no active link, as a board without NVLink answers. */
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)
+{
+    MOCK_ENTER();
+    if (!mock_resolve_device(device, NULL, NULL, NULL) || link >= NVML_NVLINK_MAX_LINKS || !pci)
+        RET(NVML_ERROR_INVALID_ARGUMENT);
+    RET(NVML_ERROR_NOT_SUPPORTED);
 }

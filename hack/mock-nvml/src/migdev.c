@@ -70,3 +70,37 @@ nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice
     *device = &gp->dev;
     RET(NVML_SUCCESS);
 }
+
+/* Engine counts of a MIG device, from its GPU instance profile and its compute instance's size. NVML supports
+ * this on MIG device handles only: a whole GPU answers NOT_SUPPORTED. _v2 is the same call (nvml.h maps the
+ * unversioned name to it). */
+static nvmlReturn_t attributes(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)
+{
+    mock_gi *gi = NULL;
+    mock_ci *ci = NULL;
+    int k = mock_resolve_device(device, NULL, &gi, &ci);
+    if (!k || !attributes) RET(NVML_ERROR_INVALID_ARGUMENT);
+    if (k != MOCK_H_MIGDEV) RET(NVML_ERROR_NOT_SUPPORTED);
+    attributes->multiprocessorCount = mock_ci_sm(gi, ci->size);
+    attributes->sharedCopyEngineCount = gi->prof->ce;
+    attributes->sharedDecoderCount = gi->prof->dec;
+    attributes->sharedEncoderCount = gi->prof->enc;
+    attributes->sharedJpegCount = gi->prof->jpeg;
+    attributes->sharedOfaCount = gi->prof->ofa;
+    attributes->gpuInstanceSliceCount = gi->prof->slices;
+    attributes->computeInstanceSliceCount = ci->size;
+    attributes->memorySizeMB = gi->prof->mem_mb;
+    RET(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetAttributes(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes_)
+{
+    MOCK_ENTER();
+    return attributes(device, attributes_);
+}
+
+nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes_)
+{
+    MOCK_ENTER();
+    return attributes(device, attributes_);
+}

@@ -156,6 +156,7 @@ nvmlReturn_t mock_gi_create(int gpu, const mock_gi_profile *p, int start, int *o
 nvmlReturn_t mock_ci_create(int gpu, int gi, unsigned ci_profile, int *out_id);
 int mock_apply_layout(const char *layout);
 void mock_fill_mig_uuids(int gpu);
+unsigned mock_ci_sm(const mock_gi *gi, unsigned ci_slices);   /* ci.c */
 
 /* ---- device.c: handle resolution ---- */
 int mock_resolve_device(nvmlDevice_t d, mock_gpu **gpu, mock_gi **gi, mock_ci **ci);

@@ -272,92 +272,112 @@ typedef struct {
     unsigned int computeInstanceId;
 } nvmlEventData_t;                                /* 32 bytes */
 
-/* Exported functions. */
-NVML_API nvmlReturn_t nvmlInit_v2(void);
-NVML_API nvmlReturn_t nvmlInit(void);
-NVML_API nvmlReturn_t nvmlInitWithFlags(unsigned int flags);
-NVML_API nvmlReturn_t nvmlShutdown(void);
-NVML_API const char *nvmlErrorString(nvmlReturn_t result);
+/* Virtualization, addressing, driver model */
+typedef enum nvmlGpuVirtualizationMode {
+    NVML_GPU_VIRTUALIZATION_MODE_NONE = 0,
+    NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH = 1,
+    NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2,
+    NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU = 3,
+    NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA = 4
+} nvmlGpuVirtualizationMode_t;
 
-NVML_API nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length);
-NVML_API nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length);
-NVML_API nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion);
-NVML_API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion);
+typedef enum {
+    NVML_DEVICE_ADDRESSING_MODE_NONE = 0,
+    NVML_DEVICE_ADDRESSING_MODE_HMM = 1,
+    NVML_DEVICE_ADDRESSING_MODE_ATS = 2
+} nvmlDeviceAddressingModeType_t;
 
-NVML_API nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount);
-NVML_API nvmlReturn_t nvmlDeviceGetCount(unsigned int *deviceCount);
-NVML_API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device);
-NVML_API nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device);
-NVML_API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device);
-NVML_API nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device);
-NVML_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length);
-NVML_API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length);
-NVML_API nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type);
-NVML_API nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch);
-NVML_API nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor);
-NVML_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
-NVML_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory);
-NVML_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci);
-NVML_API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber);
-NVML_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index);
-NVML_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node);
-NVML_API nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode);
-NVML_API nvmlReturn_t nvmlDeviceSetComputeMode(nvmlDevice_t device, nvmlComputeMode_t mode);
+typedef struct {
+    unsigned int version;
+    unsigned int value;                           /* nvmlDeviceAddressingModeType_t */
+} nvmlDeviceAddressingMode_v1_t;                  /* 8 bytes */
+typedef nvmlDeviceAddressingMode_v1_t nvmlDeviceAddressingMode_t;
+#define nvmlDeviceAddressingMode_v1 MOCK_NVML_STRUCT_VERSION(nvmlDeviceAddressingMode_v1_t, 1)
 
-NVML_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode);
-NVML_API nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mode, nvmlReturn_t *activationStatus);
-NVML_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile,
-                                                          nvmlGpuInstanceProfileInfo_t *info);
-NVML_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile,
-                                                           nvmlGpuInstanceProfileInfo_v2_t *info);
-NVML_API nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId,
-                                                                    nvmlGpuInstancePlacement_t *placements,
-                                                                    unsigned int *count);
-NVML_API nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t device, unsigned int profileId,
-                                                                unsigned int *count);
-NVML_API nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned int profileId,
-                                                  nvmlGpuInstance_t *gpuInstance);
-NVML_API nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId,
-                                                               const nvmlGpuInstancePlacement_t *placement,
-                                                               nvmlGpuInstance_t *gpuInstance);
-NVML_API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId,
-                                                nvmlGpuInstance_t *gpuInstances, unsigned int *count);
-NVML_API nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id,
-                                                   nvmlGpuInstance_t *gpuInstance);
-NVML_API nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info);
-NVML_API nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance);
-NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile,
-                                                                   unsigned int engProfile,
-                                                                   nvmlComputeInstanceProfileInfo_t *info);
-NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance,
-                                                                    unsigned int profile, unsigned int engProfile,
-                                                                    nvmlComputeInstanceProfileInfo_v2_t *info);
-NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance,
-                                                                         unsigned int profileId, unsigned int *count);
-NVML_API nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpuInstance, unsigned int profileId,
-                                                           nvmlComputeInstance_t *computeInstance);
-NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId,
-                                                         nvmlComputeInstance_t *computeInstances, unsigned int *count);
-NVML_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id,
-                                                            nvmlComputeInstance_t *computeInstance);
-NVML_API nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance,
-                                                    nvmlComputeInstanceInfo_t *info);
-NVML_API nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance);
+typedef enum nvmlDriverModel_enum {
+    NVML_DRIVER_WDDM = 0,
+    NVML_DRIVER_WDM = 1,
+    NVML_DRIVER_MCDM = 2
+} nvmlDriverModel_t;
 
-NVML_API nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count);
-NVML_API nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
-                                                          nvmlDevice_t *migDevice);
-NVML_API nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice);
-NVML_API nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id);
-NVML_API nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id);
-NVML_API nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device);
+#define NVML_NVLINK_MAX_LINKS 36
 
-NVML_API nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
-NVML_API nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
-NVML_API nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
-                                               nvmlEventSet_t set);
-NVML_API nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
-NVML_API nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set);
+/* Engine counts of a MIG device (nvmlDeviceGetAttributes[_v2]) */
+typedef struct nvmlDeviceAttributes_st {
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    unsigned int gpuInstanceSliceCount;
+    unsigned int computeInstanceSliceCount;
+    unsigned long long memorySizeMB;
+} nvmlDeviceAttributes_t;                         /* 40 bytes */
+
+/* Running processes (the _v2 and _v3 calls both take this layout) */
+typedef struct nvmlProcessInfo_v2_st {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;                   /* 0xFFFFFFFF without MIG */
+    unsigned int computeInstanceId;
+} nvmlProcessInfo_v2_t, nvmlProcessInfo_t;        /* 24 bytes */
+
+/* vGPU licensing */
+typedef unsigned int nvmlVgpuInstance_t;
+
+#define NVML_GRID_LICENSE_BUFFER_SIZE       128
+#define NVML_GRID_LICENSE_FEATURE_MAX_COUNT 3
+
+typedef enum {
+    NVML_GRID_LICENSE_FEATURE_CODE_UNKNOWN = 0,
+    NVML_GRID_LICENSE_FEATURE_CODE_VGPU = 1,
+    NVML_GRID_LICENSE_FEATURE_CODE_NVIDIA_RTX = 2,
+    NVML_GRID_LICENSE_FEATURE_CODE_GAMING = 3,
+    NVML_GRID_LICENSE_FEATURE_CODE_COMPUTE = 4
+} nvmlGridLicenseFeatureCode_t;
+
+typedef struct nvmlVgpuLicenseExpiry_st {
+    unsigned int year;
+    unsigned short month, day, hour, min, sec;
+    unsigned char status;
+} nvmlVgpuLicenseExpiry_t;                        /* 16 bytes */
+
+typedef struct nvmlVgpuLicenseInfo_st {
+    unsigned char isLicensed;
+    nvmlVgpuLicenseExpiry_t licenseExpiry;
+    unsigned int currentState;
+} nvmlVgpuLicenseInfo_t;                          /* 24 bytes */
+
+typedef struct nvmlGridLicenseExpiry_st {
+    unsigned int year;
+    unsigned short month, day, hour, min, sec;
+    unsigned char status;
+} nvmlGridLicenseExpiry_t;                        /* 16 bytes */
+
+typedef struct nvmlGridLicensableFeature_st {
+    nvmlGridLicenseFeatureCode_t featureCode;
+    unsigned int featureState;
+    char licenseInfo[NVML_GRID_LICENSE_BUFFER_SIZE];
+    char productName[NVML_GRID_LICENSE_BUFFER_SIZE];
+    unsigned int featureEnabled;
+    nvmlGridLicenseExpiry_t licenseExpiry;
+} nvmlGridLicensableFeature_t;                    /* 284 bytes */
+
+/* The _v4 layout. Earlier versions had shorter feature entries, so the simulator writes only the two leading
+ * fields, the same in every version (it reports no licensable feature). */
+typedef struct nvmlGridLicensableFeatures_st {
+    int isGridLicenseSupported;
+    unsigned int licensableFeaturesCount;
+    nvmlGridLicensableFeature_t gridLicensableFeatures[NVML_GRID_LICENSE_FEATURE_MAX_COUNT];
+} nvmlGridLicensableFeatures_t;
+
+/* Exported functions: every NVML_ENTRY of entry_points.def, declared with its nvml.h prototype. */
+#define NVML_ENTRY(ret, name, params) NVML_API ret name params;
+#define NVML_ABSENT(group, name)
+#include "entry_points.def"
+#undef NVML_ENTRY
+#undef NVML_ABSENT
 
 #ifdef __cplusplus
 }

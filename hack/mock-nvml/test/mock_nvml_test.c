@@ -16,30 +16,13 @@
 #include <unistd.h>
 #include "nvml_abi.h"
 
-#define NVML_FUNCS(X) \
-    X(nvmlInit_v2) X(nvmlInitWithFlags) X(nvmlShutdown) X(nvmlErrorString) X(nvmlSystemGetDriverVersion) \
-    X(nvmlSystemGetNVMLVersion) X(nvmlSystemGetCudaDriverVersion) X(nvmlSystemGetCudaDriverVersion_v2) \
-    X(nvmlDeviceGetCount_v2) X(nvmlDeviceGetHandleByIndex_v2) X(nvmlDeviceGetHandleByUUID) \
-    X(nvmlDeviceGetHandleByPciBusId_v2) X(nvmlDeviceGetUUID) X(nvmlDeviceGetName) X(nvmlDeviceGetBrand) \
-    X(nvmlDeviceGetArchitecture) X(nvmlDeviceGetCudaComputeCapability) X(nvmlDeviceGetMemoryInfo) \
-    X(nvmlDeviceGetMemoryInfo_v2) X(nvmlDeviceGetPciInfo_v3) X(nvmlDeviceGetMinorNumber) X(nvmlDeviceGetIndex) \
-    X(nvmlDeviceGetNumaNodeId) X(nvmlDeviceGetMigMode) X(nvmlDeviceSetMigMode) X(nvmlDeviceGetComputeMode) \
-    X(nvmlDeviceSetComputeMode) X(nvmlDeviceGetGpuInstanceProfileInfo) X(nvmlDeviceGetGpuInstanceProfileInfoV) \
-    X(nvmlDeviceGetGpuInstancePossiblePlacements_v2) X(nvmlDeviceGetGpuInstanceRemainingCapacity) \
-    X(nvmlDeviceCreateGpuInstance) X(nvmlDeviceCreateGpuInstanceWithPlacement) X(nvmlDeviceGetGpuInstances) \
-    X(nvmlDeviceGetGpuInstanceById) X(nvmlGpuInstanceGetInfo) X(nvmlGpuInstanceDestroy) \
-    X(nvmlGpuInstanceGetComputeInstanceProfileInfo) X(nvmlGpuInstanceGetComputeInstanceProfileInfoV) \
-    X(nvmlGpuInstanceCreateComputeInstance) X(nvmlGpuInstanceGetComputeInstances) \
-    X(nvmlGpuInstanceGetComputeInstanceById) X(nvmlComputeInstanceGetInfo_v2) X(nvmlComputeInstanceDestroy) \
-    X(nvmlGpuInstanceGetComputeInstanceRemainingCapacity) X(nvmlDeviceGetMaxMigDeviceCount) \
-    X(nvmlDeviceGetMigDeviceHandleByIndex) X(nvmlDeviceIsMigDeviceHandle) X(nvmlDeviceGetGpuInstanceId) \
-    X(nvmlDeviceGetComputeInstanceId) X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle) X(nvmlEventSetCreate) \
-    X(nvmlDeviceGetSupportedEventTypes) X(nvmlDeviceRegisterEvents) X(nvmlEventSetWait_v2) X(nvmlEventSetFree)
-
+/* Every entry point of the one list (src/entry_points.def), bound by load() with dlsym. */
 typedef struct {
-#define DECL(f) __typeof__(f) *f;
-    NVML_FUNCS(DECL)
-#undef DECL
+#define NVML_ENTRY(ret, name, params) __typeof__(name) *name;
+#define NVML_ABSENT(group, name)
+#include "entry_points.def"
+#undef NVML_ENTRY
+#undef NVML_ABSENT
 } api_t;
 
 static int checks, failures;
@@ -103,9 +86,12 @@ static void load(api_t *a, const char *root)
         fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
         exit(2);
     }
-#define LOAD(f) if (!(a->f = (__typeof__(f) *)dlsym(h, #f))) { fprintf(stderr, "missing %s\n", #f); exit(2); }
-    NVML_FUNCS(LOAD)
-#undef LOAD
+#define NVML_ENTRY(ret, f, params) \
+    if (!(a->f = (__typeof__(f) *)dlsym(h, #f))) { fprintf(stderr, "missing %s\n", #f); exit(2); }
+#define NVML_ABSENT(group, name)
+#include "entry_points.def"
+#undef NVML_ENTRY
+#undef NVML_ABSENT
 }
 
 static int file_contains(const char *path, const char *needle)
@@ -352,6 +338,134 @@ static void test_initial_layout(api_t *a, const char *root)
     CHECK(file_contains(p, "DeviceFileMinor: 174\n"), "gi4 access minor");
     CHECK(exists("%s/%s/dev/nvidia-caps/nvidia-cap174", tmpdir, root), "cap node 174");
     CHECK(exists("%s/%s/dev/nvidia-caps/nvidia-cap175", tmpdir, root), "cap node 175 (ci0)");
+}
+
+/* The calls NVIDIA's stack makes or probes beyond Tessera's own, as a bare-metal H100 node's driver answers. */
+static void test_bare_metal_calls(api_t *a)
+{
+    nvmlDevice_t d, mig, d2;
+    OK(a->nvmlDeviceGetHandleByIndex_v2(1, &d));
+    OK(a->nvmlDeviceGetMigDeviceHandleByIndex(d, 0, &mig)); /* GI 4: 1g.20gb, one CI spanning it */
+
+    nvmlGpuVirtualizationMode_t vm = NVML_GPU_VIRTUALIZATION_MODE_VGPU;
+    OK(a->nvmlDeviceGetVirtualizationMode(d, &vm));
+    CHECK(vm == NVML_GPU_VIRTUALIZATION_MODE_NONE, "virtualization mode %d", vm);
+    EXPECT(a->nvmlDeviceGetVirtualizationMode(d, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    EXPECT(a->nvmlDeviceGetVirtualizationMode(mig, &vm), NVML_ERROR_NOT_SUPPORTED);
+
+    nvmlDeviceAttributes_t at;
+    memset(&at, 0xff, sizeof(at));
+    OK(a->nvmlDeviceGetAttributes_v2(mig, &at));
+    CHECK(at.multiprocessorCount == 26 && at.sharedCopyEngineCount == 1 && at.sharedDecoderCount == 1 &&
+              at.sharedEncoderCount == 0 && at.sharedJpegCount == 1 && at.sharedOfaCount == 0 &&
+              at.gpuInstanceSliceCount == 1 && at.computeInstanceSliceCount == 1 && at.memorySizeMB == 20096,
+          "1g.20gb attributes sm %u ce %u gi %u ci %u mem %llu", at.multiprocessorCount, at.sharedCopyEngineCount,
+          at.gpuInstanceSliceCount, at.computeInstanceSliceCount, at.memorySizeMB);
+    nvmlDeviceAttributes_t at1;
+    OK(a->nvmlDeviceGetAttributes(mig, &at1));
+    CHECK(!memcmp(&at, &at1, sizeof(at)), "v1 attributes == v2");
+    EXPECT(a->nvmlDeviceGetAttributes_v2(d, &at), NVML_ERROR_NOT_SUPPORTED);
+    EXPECT(a->nvmlDeviceGetAttributes(d, &at), NVML_ERROR_NOT_SUPPORTED);
+    EXPECT(a->nvmlDeviceGetAttributes_v2(mig, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    OK(a->nvmlDeviceGetHandleByIndex_v2(2, &d2));
+    nvmlDevice_t mig3g;
+    OK(a->nvmlDeviceGetMigDeviceHandleByIndex(d2, 0, &mig3g)); /* GI 2: 3g.40gb */
+    OK(a->nvmlDeviceGetAttributes_v2(mig3g, &at));
+    CHECK(at.multiprocessorCount == 60 && at.sharedCopyEngineCount == 3 && at.sharedDecoderCount == 3 &&
+              at.sharedJpegCount == 3 && at.gpuInstanceSliceCount == 3 && at.computeInstanceSliceCount == 3 &&
+              at.memorySizeMB == 40448,
+          "3g.40gb attributes sm %u gi %u ci %u mem %llu", at.multiprocessorCount, at.gpuInstanceSliceCount,
+          at.computeInstanceSliceCount, at.memorySizeMB);
+
+    nvmlDeviceAddressingMode_t am = {nvmlDeviceAddressingMode_v1, 99};
+    OK(a->nvmlDeviceGetAddressingMode(d, &am));
+    CHECK(am.value == NVML_DEVICE_ADDRESSING_MODE_HMM, "addressing mode %u", am.value);
+    am.version = 0;
+    EXPECT(a->nvmlDeviceGetAddressingMode(d, &am), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    EXPECT(a->nvmlDeviceGetAddressingMode(d, NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+    nvmlPciInfo_t p2, p3;
+    OK(a->nvmlDeviceGetPciInfo_v2(d, &p2));
+    OK(a->nvmlDeviceGetPciInfo_v3(d, &p3));
+    CHECK(!memcmp(&p2, &p3, sizeof(p2)) && !strcmp(p2.busId, "00000000:2A:00.0") && p2.pciDeviceId == 0x233010DE,
+          "pci v2 %s %x", p2.busId, p2.pciDeviceId);
+    EXPECT(a->nvmlDeviceGetPciInfo_v2(d, NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+    nvmlReturn_t (*procs_v3[])(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *) = {
+        a->nvmlDeviceGetComputeRunningProcesses_v3, a->nvmlDeviceGetGraphicsRunningProcesses_v3,
+        a->nvmlDeviceGetMPSComputeRunningProcesses_v3};
+    nvmlReturn_t (*procs_v2[])(nvmlDevice_t, unsigned int *, nvmlProcessInfo_v2_t *) = {
+        a->nvmlDeviceGetComputeRunningProcesses_v2, a->nvmlDeviceGetGraphicsRunningProcesses_v2,
+        a->nvmlDeviceGetMPSComputeRunningProcesses_v2};
+    for (int i = 0; i < 3; i++) {
+        nvmlProcessInfo_t infos[4];
+        unsigned n = 4;
+        OK(procs_v3[i](d, &n, infos));
+        CHECK(n == 0, "processes v3 #%d: %u", i, n);
+        n = 0;
+        OK(procs_v3[i](d, &n, NULL)); /* the sizing call */
+        CHECK(n == 0, "processes v3 sizing #%d: %u", i, n);
+        n = 4;
+        OK(procs_v2[i](mig, &n, infos));
+        CHECK(n == 0, "processes v2 on a MIG device #%d: %u", i, n);
+        EXPECT(procs_v2[i](d, NULL, infos), NVML_ERROR_INVALID_ARGUMENT);
+        EXPECT(procs_v3[i](NULL, &n, infos), NVML_ERROR_INVALID_ARGUMENT);
+    }
+
+    nvmlDriverModel_t cur, pend;
+    EXPECT(a->nvmlDeviceGetDriverModel_v2(d, &cur, &pend), NVML_ERROR_NOT_SUPPORTED);
+    EXPECT(a->nvmlDeviceGetDriverModel_v2(d, NULL, NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+    nvmlReturn_t (*grid[])(nvmlDevice_t, nvmlGridLicensableFeatures_t *) = {
+        a->nvmlDeviceGetGridLicensableFeatures_v2, a->nvmlDeviceGetGridLicensableFeatures_v3,
+        a->nvmlDeviceGetGridLicensableFeatures_v4};
+    for (int i = 0; i < 3; i++) {
+        nvmlGridLicensableFeatures_t f;
+        memset(&f, 0x5a, sizeof(f));
+        OK(grid[i](d, &f));
+        CHECK(f.isGridLicenseSupported == 0 && f.licensableFeaturesCount == 0, "grid features v%d", i + 2);
+        CHECK(f.gridLicensableFeatures[0].featureCode == (nvmlGridLicenseFeatureCode_t)0x5a5a5a5a,
+              "grid features v%d writes only the leading fields", i + 2);
+        EXPECT(grid[i](d, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    }
+
+    nvmlPciInfo_t remote;
+    EXPECT(a->nvmlDeviceGetNvLinkRemotePciInfo_v2(d, 0, &remote), NVML_ERROR_NOT_SUPPORTED);
+    EXPECT(a->nvmlDeviceGetNvLinkRemotePciInfo_v2(d, 17, &remote), NVML_ERROR_NOT_SUPPORTED);
+    EXPECT(a->nvmlDeviceGetNvLinkRemotePciInfo_v2(d, NVML_NVLINK_MAX_LINKS, &remote), NVML_ERROR_INVALID_ARGUMENT);
+    EXPECT(a->nvmlDeviceGetNvLinkRemotePciInfo_v2(d, 0, NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+    nvmlVgpuLicenseInfo_t li;
+    EXPECT(a->nvmlVgpuInstanceGetLicenseInfo_v2(0, &li), NVML_ERROR_INVALID_ARGUMENT);
+    EXPECT(a->nvmlVgpuInstanceGetLicenseInfo_v2(1, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    EXPECT(a->nvmlVgpuInstanceGetLicenseInfo_v2(1, &li), NVML_ERROR_NOT_FOUND);
+}
+
+/* The sysfs files mock-nvml-setup writes say what NVML says: vendor and device id, NUMA node. */
+static void test_sysfs_matches_nvml(api_t *a, const char *root)
+{
+    unsigned n = 0;
+    OK(a->nvmlDeviceGetCount_v2(&n));
+    for (unsigned i = 0; i < n; i++) {
+        nvmlDevice_t d;
+        nvmlPciInfo_t pci;
+        unsigned node = 99;
+        OK(a->nvmlDeviceGetHandleByIndex_v2(i, &d));
+        OK(a->nvmlDeviceGetPciInfo_v3(d, &pci));
+        OK(a->nvmlDeviceGetNumaNodeId(d, &node));
+        char dir[1024], p[1100], want[32];
+        snprintf(dir, sizeof(dir), "%s/%s/sys/bus/pci/devices/%04x:%02x:00.0", tmpdir, root, pci.domain, pci.bus);
+        snprintf(p, sizeof(p), "%s/numa_node", dir);
+        snprintf(want, sizeof(want), "%u\n", node);
+        CHECK(file_contains(p, want), "gpu %u: %s says NUMA %u", i, p, node);
+        snprintf(p, sizeof(p), "%s/vendor", dir);
+        snprintf(want, sizeof(want), "0x%04x\n", pci.pciDeviceId & 0xffffu);
+        CHECK(file_contains(p, want) && !strcmp(want, "0x10de\n"), "gpu %u vendor", i);
+        snprintf(p, sizeof(p), "%s/device", dir);
+        snprintf(want, sizeof(want), "0x%04x\n", pci.pciDeviceId >> 16);
+        CHECK(file_contains(p, want), "gpu %u device %s", i, want);
+    }
+    CHECK(n == 8, "8 GPUs");
 }
 
 static void test_mig_lifecycle(api_t *a, const char *root)
@@ -788,6 +902,8 @@ int main(int argc, char **argv)
     test_h100_attributes(&h100);
     test_profiles(&h100, 0, 1, 7, 25, "MIG 1g.20gb");
     test_initial_layout(&h100, "h100");
+    test_bare_metal_calls(&h100);
+    test_sysfs_matches_nvml(&h100, "h100");
     test_mig_lifecycle(&h100, "h100");
     test_persistence(&h100);
     test_second_process(&h100, "h100");

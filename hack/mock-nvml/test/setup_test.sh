@@ -80,11 +80,27 @@ sed -i '/^tool_delay_ms/d' "$R/etc/mock-nvml/config"
 check '[ "$(readlink -f "$R/sys/bus/pci/devices/0000:18:00.0")" = "$(readlink -f "$R")/sys/devices/pci0000:00/0000:00:01.0/0000:18:00.0" ]'
 check '[ "$(readlink -f "$R/sys/bus/pci/devices/0000:2a:00.0")" = "$(readlink -f "$R")/sys/devices/pci0000:20/0000:20:01.0/0000:2a:00.0" ]'
 check '[ ! -e "$R/sys/bus/pci/devices/0000:3a:00.0" ]'
+# ... with the files a real PCI device directory has: vendor, ids, class, and NUMA (first half node 0, rest node 1)
+P="$R/sys/bus/pci/devices"
+check '[ "$(cat "$P/0000:18:00.0/vendor")" = 0x10de ] && [ "$(cat "$P/0000:2a:00.0/vendor")" = 0x10de ]'
+check '[ "$(cat "$P/0000:18:00.0/device")" = 0x2330 ] && [ "$(cat "$P/0000:18:00.0/subsystem_device")" = 0x16c1 ]'
+check '[ "$(cat "$P/0000:18:00.0/subsystem_vendor")" = 0x10de ] && [ "$(cat "$P/0000:18:00.0/class")" = 0x030200 ]'
+check '[ "$(cat "$P/0000:18:00.0/numa_node")" = 0 ] && [ "$(cat "$P/0000:2a:00.0/numa_node")" = 1 ]'
+# /proc/devices: the driver's character majors, in the kernel's format
+check 'grep -qx "195 nvidia-frontend" "$R/proc/devices" && grep -qx "236 nvidia-caps" "$R/proc/devices"'
+check 'grep -qx "237 nvidia-uvm" "$R/proc/devices" && grep -qx "Character devices:" "$R/proc/devices"'
+check '[ "$(awk "\$2 == \"nvidia-caps\" {print \$1}" "$R/proc/devices")" = 236 ]'
+check 'sed -n "/^Block devices:/,\$p" "$R/proc/devices" | grep -qx "  8 sd"'
 
 # idempotent: a re-run keeps the state file and refreshes config
 echo "gpu 0 1 1 0" > "$R/var/lib/mock-nvml/state"
 "$HERE/mock-nvml-setup" --root "$R" --profile H100-SXM5-80GB --gpus 2 --seed s2 --lib "$LIB" >/dev/null
 check 'grep -qx "gpu 0 1 1 0" "$R/var/lib/mock-nvml/state"'
+check '[ "$(grep -c nvidia-caps "$R/proc/devices")" = 1 ]'
+# one GPU: node 0, as nvmlDeviceGetNumaNodeId says; the L40S's ids
+"$HERE/mock-nvml-setup" --root "$TMP/one" --profile L40S --gpus 1 --seed s3 --lib "$LIB" >/dev/null
+check '[ "$(cat "$TMP/one/sys/bus/pci/devices/0000:01:00.0/numa_node")" = 0 ]'
+check '[ "$(cat "$TMP/one/sys/bus/pci/devices/0000:01:00.0/device")" = 0x26b9 ]'
 check 'grep -qx "seed=s2" "$C"'
 check '! "$HERE/mock-nvml-setup" --root "$TMP/bad" --profile NOPE --gpus 1 --seed x --lib "$LIB" 2>/dev/null'
 

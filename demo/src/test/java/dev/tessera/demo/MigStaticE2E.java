@@ -1,9 +1,13 @@
 package dev.tessera.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
 import dev.tessera.demo.report.Scenario;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -61,5 +65,42 @@ class MigStaticE2E {
     assertThat(result.getDevice()).isEqualTo("gpu-1-mig-3g40gb-4");
     assertThat(tessera.claims().get(0).getStatus().getDevices().get(0).getData().toString())
         .contains("MIG-");
+  }
+
+  @Test
+  void anAdminPodSeesTheMigDeviceAnotherClaimHoldsWithTheMonitorCapability() throws Exception {
+    tessera.applyScenario(SCENARIO);
+    String user = tessera.saw("mig-pod", null);
+    String userClaim = tessera.claims().get(0).getMetadata().getUid();
+    Path monitor = tessera.scenario("16-admin-access").resolveSibling("mig-monitor.yaml");
+    tessera.apply(monitor);
+    try {
+      String admin = tessera.saw("gpu-monitoring", "mig-admin-pod", null);
+      assertThat(TesseraOnNode.gpus(admin)).containsExactly("1");
+      // The monitor capability (capabilities/mig/monitor) is the admin's, not the user's.
+      assertThat(admin).contains("TESSERA_ADMIN_ACCESS=true").containsPattern("(?m)nvidia-cap2$");
+      assertThat(user).doesNotContainPattern("(?m)nvidia-cap2$");
+    } finally {
+      try (var in = Files.newInputStream(monitor)) {
+        tessera.client().load(in).withGracePeriod(1).delete();
+      }
+    }
+    // The admin claim's unprepare leaves the user's claim, spec and MIG device as they were.
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .untilAsserted(() -> assertThat(tessera.checkpointedClaims()).containsExactly(userClaim));
+    assertThat(tessera.cdiSpecs())
+        .singleElement()
+        .satisfies(s -> assertThat(s).contains(userClaim));
+    assertThat(
+            tessera
+                .client()
+                .pods()
+                .inNamespace("default")
+                .withName("mig-pod")
+                .get()
+                .getStatus()
+                .getPhase())
+        .isEqualTo("Running");
   }
 }

@@ -9,6 +9,7 @@ import static dev.tessera.api.DeviceAttributeNames.DECODERS;
 import static dev.tessera.api.DeviceAttributeNames.DRIVER_VERSION;
 import static dev.tessera.api.DeviceAttributeNames.ENCODERS;
 import static dev.tessera.api.DeviceAttributeNames.JPEG_ENGINES;
+import static dev.tessera.api.DeviceAttributeNames.LEGACY_NUMA_NODE;
 import static dev.tessera.api.DeviceAttributeNames.MEMORY;
 import static dev.tessera.api.DeviceAttributeNames.MULTIPROCESSORS;
 import static dev.tessera.api.DeviceAttributeNames.NUMA_NODE;
@@ -98,8 +99,9 @@ final class DeviceFacts {
       attributes.put(PCIE_ROOT, string(gpu.pcieRoot()));
     }
     if (gpu.numaNode() != null) {
-      attributes.put(
-          NUMA_NODE, new DeviceAttributeBuilder().withInt(gpu.numaNode().longValue()).build());
+      var numaNode = new DeviceAttributeBuilder().withInt(gpu.numaNode().longValue()).build();
+      attributes.put(NUMA_NODE, numaNode);
+      attributes.put(LEGACY_NUMA_NODE, numaNode); // kept for one release beside the standard name
     }
     return attributes;
   }

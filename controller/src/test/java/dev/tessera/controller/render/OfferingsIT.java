@@ -48,7 +48,14 @@ class OfferingsIT {
     assertThat(attributes.get("cudaDriverVersion").getVersion()).isEqualTo("13.0.0");
     assertThat(attributes.get("resource.kubernetes.io/pciBusID").getString())
         .matches("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
-    assertThat(attributes.get("numaNode").getInt()).isNotNull();
+    // The simulator puts the first half of the GPUs on NUMA node 0: the standard name, and the
+    // legacy one.
+    assertThat(attributes.get("resource.kubernetes.io/numaNode").getInt()).isZero();
+    assertThat(attributes.get("numaNode").getInt()).isZero();
+    assertThat(devices.get(6).getAttributes().get("resource.kubernetes.io/numaNode").getInt())
+        .isEqualTo(1L);
+    // NVML_BRAND_NVIDIA, named as nvidia-smi names it (NVIDIA's driver says "Nvidia").
+    assertThat(attributes.get("brand").getString()).isEqualTo("NVIDIA");
     // gpu-1 is on bus 0x2a; the simulated sysfs puts it under root complex pci0000:20.
     assertThat(attributes.get("resource.kubernetes.io/pcieRoot").getString())
         .isEqualTo("pci0000:20");
@@ -73,6 +80,7 @@ class OfferingsIT {
     assertThat(mig.getAttributes().get("profile").getString()).isEqualTo("3g.40gb");
     assertThat(mig.getAttributes().get("uuid").getString()).startsWith("MIG-");
     assertThat(mig.getAttributes().get("parentUUID").getString()).startsWith("GPU-");
+    assertThat(mig.getAttributes().get("resource.kubernetes.io/numaNode").getInt()).isZero();
     assertThat(mig.getCapacity().get("multiprocessors").getValue().getAmount()).isEqualTo("60");
   }
 

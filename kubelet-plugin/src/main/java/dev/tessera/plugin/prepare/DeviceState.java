@@ -45,7 +45,13 @@ public final class DeviceState {
   private final NodeLock lock;
   private final String bootId;
   private final Runnable rediscoverInventory;
-  private Checkpoint checkpoint;
+
+  /**
+   * The checkpoint as last read or written: an immutable value, replaced whole under the node lock
+   * and read without it, so metrics and the health stream never wait behind a prepare (which holds
+   * the lock through API calls, MIG work and driver tools).
+   */
+  private volatile Checkpoint checkpoint;
 
   /**
    * @param rediscoverInventory discovers the node's inventory again; run when the start-up rollback
@@ -237,11 +243,12 @@ public final class DeviceState {
     }
   }
 
-  /** The checkpoint as it is now (for metrics and tests). */
+  /**
+   * The checkpoint as last read or written (for metrics, the health stream and tests); never waits
+   * for a prepare or unprepare in progress, whose intermediate states it may show.
+   */
   public Checkpoint checkpoint() {
-    try (var held = lock.acquireLocal()) {
-      return checkpoint;
-    }
+    return checkpoint;
   }
 
   private NodeLock.Held lockForRecovery() throws IOException {

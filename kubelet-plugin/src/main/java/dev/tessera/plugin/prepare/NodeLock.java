@@ -54,12 +54,6 @@ final class NodeLock {
     }
   }
 
-  /** Only this process's threads (for reading what this process holds, never for changing it). */
-  Held acquireLocal() {
-    local.lock();
-    return new Held(null);
-  }
-
   final class Held implements AutoCloseable {
     private final FileLock fileLock;
 

@@ -142,6 +142,37 @@ class DeviceStateTest {
   }
 
   @Test
+  void readersTakeTheCheckpointWithoutWaitingForAPrepareInProgress() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    var state = state("b1");
+    var inPrepare = new java.util.concurrent.CountDownLatch(1);
+    var release = new java.util.concurrent.CountDownLatch(1);
+    claims.duringGet =
+        () -> {
+          inPrepare.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
+    var prepare =
+        java.util.concurrent.Executors.newSingleThreadExecutor().submit(() -> state.prepare(ref));
+    inPrepare.await();
+    try {
+      // The prepare holds the node lock while it asks the API server for the claim.
+      var read =
+          java.util.concurrent.CompletableFuture.supplyAsync(state::checkpoint)
+              .get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(read.claims()).isEmpty();
+    } finally {
+      release.countDown();
+    }
+    prepare.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(state.checkpoint().claims()).containsKey("uid-1");
+  }
+
+  @Test
   void aPreparedClaimGetsTheSameAnswerWithoutAskingTheApiServer() throws Exception {
     claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
     var first = state("b1").prepare(ref);

@@ -14,6 +14,9 @@ final class FakeClaimSource implements ClaimSource {
   final List<String> cleared = new ArrayList<>();
   int gets;
 
+  /** Runs inside every get: a test can hold a prepare there, with the node lock held. */
+  Runnable duringGet = () -> {};
+
   void put(ResourceClaim claim) {
     claims.put(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName(), claim);
   }
@@ -21,6 +24,7 @@ final class FakeClaimSource implements ClaimSource {
   @Override
   public Optional<ResourceClaim> get(String namespace, String name) {
     gets++;
+    duringGet.run();
     return Optional.ofNullable(claims.get(namespace + "/" + name));
   }
 
