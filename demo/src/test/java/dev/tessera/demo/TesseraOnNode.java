@@ -402,6 +402,11 @@ final class TesseraOnNode implements AutoCloseable {
 
   /** Applies a manifest; returns what it applied. */
   List<HasMetadata> apply(Path manifest) throws IOException {
+    if (manifest.startsWith(REPO.resolve("demo/scenarios"))
+        && !manifest.getFileName().toString().equals("scenario.yaml")) {
+      // The demo report shows a scenario's other files where its test says it applied them.
+      System.out.printf("--- applied %s%n", REPO.relativize(manifest));
+    }
     try (var in = Files.newInputStream(manifest)) {
       return client.load(in).forceConflicts().serverSideApply();
     }

@@ -129,10 +129,15 @@ final class DemoReport {
     if (!outcome.test().isEmpty()) {
       s.append("   (shown by ").append(outcome.test()).append(")\n");
     }
+    // scenario.yaml, and the directory's other files that the test says it applied.
     entry
         .yaml()
         .forEach(
             (file, yaml) -> {
+              String path = "demo/scenarios/" + entry.name() + "/" + file;
+              if (!file.equals("scenario.yaml") && !outcome.output().contains("applied " + path)) {
+                return;
+              }
               s.append("\n-- the YAML applied: demo/scenarios/")
                   .append(entry.name())
                   .append('/')

@@ -6,8 +6,8 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,8 +31,11 @@ class DemoReportListenerTest {
               entry("04-fourth", "a scenario this run has no test for")));
 
   private static ScenarioCatalog.Entry entry(String name, String purpose) {
-    return new ScenarioCatalog.Entry(
-        name, purpose, Map.of("scenario.yaml", "kind: " + name + "\n"));
+    var yaml = new LinkedHashMap<String, String>();
+    yaml.put("scenario.yaml", "kind: " + name + "\n");
+    yaml.put("other.yaml", "kind: Other\n");
+    yaml.put("step.yaml", "kind: Step\n");
+    return new ScenarioCatalog.Entry(name, purpose, yaml);
   }
 
   /** Runs in the method order given, not by scenario: 03 first, then 01, and a test of none. */
@@ -53,6 +56,7 @@ class DemoReportListenerTest {
     void b() {
       System.out.println("--- pod-a saw: GPU 0");
       System.err.println("a warning on stderr");
+      System.out.println("--- applied demo/scenarios/01-first/step.yaml");
     }
 
     @Test
@@ -124,6 +128,9 @@ class DemoReportListenerTest {
         .doesNotContain("== 04-fourth ")
         .contains("   the first thing\n")
         .contains("-- the YAML applied: demo/scenarios/01-first/scenario.yaml\n   kind: 01-first\n")
+        // A scenario's other files where its test applied them, not where another test did.
+        .containsOnlyOnce("-- the YAML applied: demo/scenarios/01-first/step.yaml\n   kind: Step\n")
+        .doesNotContain("other.yaml")
         .contains("   --- pod-a saw: GPU 0\n   a warning on stderr\n")
         .contains("   --- pod-c saw: GPU 2\n")
         .contains("   (shown by FirstAndThird.b)")
