@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.time.Duration;
 import java.util.HashSet;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Admin access on the real cluster (2 simulated H100s offered whole): a monitoring pod in a
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * the others keep theirs, and deleting either side leaves the other's CDI spec, checkpoint entry
  * and MPS daemon in place.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class AdminAccessE2E {
   private static final String SCENARIO = "16-admin-access";
   private static final String ADMIN_NS = "gpu-monitoring";
@@ -89,6 +92,7 @@ class AdminAccessE2E {
   }
 
   @Test
+  @Scenario("16-admin-access")
   void anAdminPodSeesEveryGpuBesideTheirHoldersAndNeitherSideUndoesTheOther() throws Exception {
     tessera.applyScenario(SCENARIO);
 

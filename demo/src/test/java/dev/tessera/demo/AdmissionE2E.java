@@ -8,6 +8,7 @@ import dev.tessera.controller.admission.SelfSignedCert;
 import dev.tessera.controller.admission.WebhookServer;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.demo.TesseraDeployment.Kind;
+import dev.tessera.demo.report.Scenario;
 import dev.tessera.plugin.it.TestFiles;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Scenario 7 on the real cluster: the API server calls the controller's webhook, bad Tessera
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * shipped deploy/manifests/admission-webhook.yaml pointed at {@code https://127.0.0.1:<port>} with
  * the test's certificate as the caBundle.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class AdmissionE2E {
   private static final String SCENARIO = "07-invalid-config-rejected";
   private static final String DENIED = "denied the request";
@@ -126,6 +129,7 @@ class AdmissionE2E {
   }
 
   @Test
+  @Scenario("07-invalid-config-rejected")
   void badConfigsAreRefusedNamingTheFieldAndAGoodClaimRuns() throws Exception {
     System.out.printf("%n== scenario %s%n", SCENARIO);
     List<HasMetadata> items;

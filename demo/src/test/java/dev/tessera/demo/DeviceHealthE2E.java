@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.health.HealthTaintKeys;
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
@@ -15,6 +16,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Device health end to end: the simulated NVML reports XIDs, the node plugin reports them in its
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * real scheduler keeps claims off a NoSchedule device, and the taint goes once the GPU has been
  * quiet for the plugin's recovery period (10 s here).
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class DeviceHealthE2E {
   private static final String SCENARIO = "12-unhealthy-gpu-avoided";
   private static TesseraOnNode tessera;
@@ -40,6 +43,7 @@ class DeviceHealthE2E {
   }
 
   @Test
+  @Scenario("12-unhealthy-gpu-avoided")
   void aTaintedGpuIsNotAllocatedUntilItRecovers() throws Exception {
     await().atMost(Duration.ofSeconds(30)).until(() -> device("gpu-0").isPresent());
 
@@ -90,6 +94,7 @@ class DeviceHealthE2E {
                 assertThat(allocatedResourceHealth())
                     .as("allocatedResourcesStatus of the pod's container")
                     .contains("Unhealthy"));
+    tessera.printClaims(); // the scenario is deleted after the class, so show its claim now
   }
 
   /** Every resource health the kubelet reports in the pod's container statuses. */

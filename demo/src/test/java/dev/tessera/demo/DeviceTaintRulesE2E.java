@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Device taints on a real cluster, two H100s offered whole. An admin's DeviceTaintRules (GA in
@@ -25,7 +27,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * taint set to {@code NoExecute} ({@code controller.unhealthyTaintEffect}): a fatal XID on a GPU in
  * use evicts its pod the same way.
  */
+@Scenario("20-device-taint-rules") // both tests: the admin's rules, and Tessera's own taint
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(TesseraLogsOnFailure.class)
 class DeviceTaintRulesE2E {
   private static final String SCENARIO = "20-device-taint-rules";
   private static TesseraOnNode tessera;

@@ -300,7 +300,16 @@ class KindScriptsTest {
         .contains("== 01-gpu-per-pod", "one GPU per pod from a ResourceClaimTemplate")
         .contains("-- gpu-pod-1 saw:", "-- gpu-pod-2 saw:", "[pod/gpu-pod-2/ctr] done")
         .contains("-- mig-dynamic-pod saw:")
-        .contains("skipped: needs MIG devices an admin made");
+        .contains("skipped: needs MIG devices an admin made")
+        // What each shows (its row of demo/README.md), in number order, then the summary.
+        .contains("   one GPU per pod from a ResourceClaimTemplate; two pods, two distinct GPUs\n")
+        .containsPattern(
+            "(?s)== 01-gpu-per-pod.*== 08-mig-static-by-profile.*== 11-mig-dynamic-by-profile"
+                + ".*== 12-unhealthy-gpu-avoided.*== summary")
+        .containsPattern("(?m)^  01-gpu-per-pod +ran \\(2 pods\\) +\\d+s  one GPU per pod")
+        .containsPattern("(?m)^  08-mig-static-by-profile +skipped: no MIG devices ")
+        .contains("kubectl --context kind-tessera get gpunodes,resourceslices,resourceclaims -A")
+        .contains("To remove the cluster: hack/kind/down");
     // Scenario 11 on the node offered as mig-dynamic, and the node offered as before after it.
     assertThat(kubectl)
         .containsSubsequence(

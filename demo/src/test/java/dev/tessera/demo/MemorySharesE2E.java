@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.List;
@@ -11,12 +12,14 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Memory shares of one GPU (offering {@code shared}, one simulated H100 offering 79 GiB): five pods
  * ask for 16 GiB each; the real scheduler fits four and keeps the fifth pending, and each running
  * share is an MPS client pinned to the memory its claim consumed.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class MemorySharesE2E {
   private static final String SCENARIO = "15-memory-shares";
   private static TesseraOnNode tessera;
@@ -35,6 +38,7 @@ class MemorySharesE2E {
   }
 
   @Test
+  @Scenario("15-memory-shares")
   void fourSixteenGibSharesFitOnOneGpuAndTheFifthWaits() throws Exception {
     await().atMost(Duration.ofSeconds(30)).until(() -> !tessera.slices().isEmpty());
     tessera.applyScenario(SCENARIO);
@@ -53,6 +57,7 @@ class MemorySharesE2E {
     assertThat(tessera.driverToolLog("nvidia-cuda-mps-control").lines())
         .filteredOn(l -> l.startsWith("-d "))
         .hasSize(1);
+    tessera.printClaims(); // the scenario is deleted after the class, so show its claims now
   }
 
   private static List<Pod> scheduled() {

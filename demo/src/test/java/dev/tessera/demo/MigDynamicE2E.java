@@ -3,6 +3,7 @@ package dev.tessera.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * MIG devices made at prepare ({@code mig-dynamic}): one H100 not in MIG mode, offered whole and as
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * (switching MIG mode on, which Hopper does without a reset), the pod sees it, and the instance is
  * destroyed when the pod and claim go.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class MigDynamicE2E {
   private static final String SCENARIO = "11-mig-dynamic-by-profile";
   private static TesseraOnNode tessera;
@@ -40,6 +43,7 @@ class MigDynamicE2E {
   }
 
   @Test
+  @Scenario("11-mig-dynamic-by-profile")
   void aMigDeviceByProfileIsCreatedAtPrepareAndDestroyedAfter() throws Exception {
     tessera.applyScenario(SCENARIO);
     String saw = tessera.saw("mig-dynamic-pod", null);

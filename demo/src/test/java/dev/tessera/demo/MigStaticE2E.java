@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,12 +12,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * MIG devices an admin made, offered as they are ({@code mig-static}): 2 H100s, GPU 1 in MIG mode
  * with a 3g.40gb device at memory slice 4. A claim for that profile gets it, with the capability
  * nodes that let CUDA open the instance.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class MigStaticE2E {
   private static final String SCENARIO = "08-mig-static-by-profile";
   private static TesseraOnNode tessera;
@@ -48,6 +51,7 @@ class MigStaticE2E {
   }
 
   @Test
+  @Scenario("08-mig-static-by-profile")
   void aMigDeviceByProfileComesWithItsCapabilityNodes() throws Exception {
     tessera.applyScenario(SCENARIO);
     String saw = tessera.saw("mig-pod", null);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The demo scenarios on a real cluster, Tessera on a simulated node of 4 H100s offered whole: the
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * containerd injects the devices through CDI. Each scenario prints what its pods saw, and after it
  * is deleted no CDI spec or checkpoint entry of it is left.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class ScenariosE2E {
   private static TesseraOnNode tessera;
   private String scenario;
@@ -145,6 +148,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("01-gpu-per-pod")
   void aGpuPerPodFromATemplate() throws Exception {
     run("01-gpu-per-pod");
     List<String> first = gpus(saw("gpu-pod-1", null));
@@ -159,6 +163,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("02-two-gpus-one-claim")
   void twoGpusInOneClaim() throws Exception {
     run("02-two-gpus-one-claim");
     assertThat(gpus(saw("two-gpu-pod", null))).hasSize(2).doesNotHaveDuplicates();
@@ -167,6 +172,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("17-all-gpus-one-claim")
   void allocationModeAllGivesOneClaimEveryGpuOfTheNode() throws Exception {
     run("17-all-gpus-one-claim");
     assertThat(gpus(saw("all-gpus-pod", null))).containsExactlyInAnyOrder("0", "1", "2", "3");
@@ -176,6 +182,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("18-first-available-fallback")
   void firstAvailableFallsBackToTheSecondChoiceWhenNoGpuHasTheFirst() throws Exception {
     run("18-first-available-fallback");
     assertThat(gpus(saw("first-available-pod", null))).hasSize(1);
@@ -189,6 +196,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("19-claim-shared-by-init-container")
   void aClaimSharedByAnInitContainerAndTheAppContainerIsPreparedOnce() throws Exception {
     run("19-claim-shared-by-init-container");
     List<String> init = gpus(saw("init-container-pod", "check"));
@@ -201,6 +209,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("03-claim-shared-by-containers")
   void aClaimSharedByTheContainersOfAPod() throws Exception {
     run("03-claim-shared-by-containers");
     List<String> first = gpus(saw("two-container-pod", "first"));
@@ -210,6 +219,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("04-claim-shared-by-pods")
   void aClaimSharedByTwoPods() throws Exception {
     run("04-claim-shared-by-pods");
     List<String> first = gpus(saw("team-pod-1", null));
@@ -221,6 +231,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("05-select-by-attributes")
   void gpusChosenByMemoryProductArchitectureAndComputeCapability() throws Exception {
     run("05-select-by-attributes");
     saw("big-memory-pod", null);
@@ -229,6 +240,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("06-unsatisfiable")
   void aClaimNoGpuCanSatisfyStaysPendingAndSaysWhy() throws Exception {
     run("06-unsatisfiable");
     PodCondition scheduled =
@@ -251,6 +263,7 @@ class ScenariosE2E {
   }
 
   @Test
+  @Scenario("09-gpu-as-extended-resource")
   void aGpuAskedForAsTheExtendedResourceNvidiaComGpu() throws Exception {
     var deviceClass =
         tessera.apply(

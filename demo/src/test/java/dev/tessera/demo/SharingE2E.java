@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Per-claim sharing on the real cluster (2 simulated H100s offered whole): a claim's opaque config
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * simulator's stand-ins record what they were asked), both pods of the claim run on the same GPU,
  * and the set-up is undone when the claim goes.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class SharingE2E {
   private static TesseraOnNode tessera;
   private String scenario;
@@ -40,6 +43,7 @@ class SharingE2E {
   }
 
   @Test
+  @Scenario("13-time-sliced-claim-shared-by-pods")
   void aTimeSlicedClaimSetsTheGpusTimeSliceAndRestoresIt() throws Exception {
     scenario = "13-time-sliced-claim-shared-by-pods";
     tessera.applyScenario(scenario);
@@ -57,6 +61,7 @@ class SharingE2E {
   }
 
   @Test
+  @Scenario("14-mps-claim-shared-by-pods")
   void anMpsClaimRunsOneDaemonWithTheClaimsLimitsAndStopsIt() throws Exception {
     scenario = "14-mps-claim-shared-by-pods";
     tessera.applyScenario(scenario);

@@ -3,6 +3,7 @@ package dev.tessera.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tessera.controller.render.Offering;
+import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import java.util.Map;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The standard attribute names other drivers (NVIDIA's among them) publish, on a simulated node of
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * node 0, 2-3 on node 1, as the simulated sysfs and NVML say), beside Tessera's legacy {@code
  * numaNode}, and a claim written against the standard name gets the GPUs of that node.
  */
+@ExtendWith(TesseraLogsOnFailure.class)
 class StandardAttributesE2E {
   private static final String SCENARIO = "21-select-by-numa-node";
   private static TesseraOnNode tessera;
@@ -40,6 +43,7 @@ class StandardAttributesE2E {
   }
 
   @Test
+  @Scenario("21-select-by-numa-node")
   void devicesCarryTheStandardNumaNodeAndAClaimSelectsByIt() throws Exception {
     Map<String, Device> devices =
         tessera.slices().stream()

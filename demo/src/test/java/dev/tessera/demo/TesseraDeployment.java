@@ -41,6 +41,9 @@ sealed interface TesseraDeployment extends AutoCloseable permits TesseraRelease,
   /** What the (leading) controller's {@code /metrics} serves now. */
   String controllerMetrics() throws IOException, InterruptedException;
 
+  /** The last {@code lines} lines of the node plugin's and the controller's logs, headed. */
+  String logs(int lines) throws IOException;
+
   @Override
   void close() throws Exception;
 }

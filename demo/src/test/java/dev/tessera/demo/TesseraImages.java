@@ -51,7 +51,7 @@ final class TesseraImages {
   }
 
   private static void sh(String command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("bash", "-c", command).inheritIO().start();
+    Process p = ProcessOutput.start(new ProcessBuilder("bash", "-c", command));
     assertThat(p.waitFor(5, TimeUnit.MINUTES)).as(command).isTrue();
     assertThat(p.exitValue()).as(command).isZero();
   }

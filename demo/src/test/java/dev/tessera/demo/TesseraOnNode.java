@@ -304,10 +304,69 @@ final class TesseraOnNode implements AutoCloseable {
                                     })));
   }
 
+  /** Prints the scenario's claims (what it shows), then deletes it. */
   void deleteScenario(String name) throws IOException {
+    printClaims();
     try (var in = Files.newInputStream(scenario(name))) {
       client.load(in).withGracePeriod(1).delete();
     }
+  }
+
+  /**
+   * Prints every claim in the cluster: what it was allocated (request, device, pool), who it is
+   * reserved for, and the status Tessera wrote for each device.
+   */
+  void printClaims() {
+    var all = client.dynamicResourceAllocation().v1().resourceClaims().inAnyNamespace().list();
+    for (ResourceClaim claim : all.getItems()) {
+      System.out.print(describe(claim));
+    }
+  }
+
+  static String describe(ResourceClaim claim) {
+    var s = new StringBuilder("--- claim ");
+    s.append(claim.getMetadata().getNamespace()).append('/').append(claim.getMetadata().getName());
+    var status = claim.getStatus();
+    if (status == null || status.getAllocation() == null) {
+      return s.append(": not allocated\n").toString();
+    }
+    s.append(":\n");
+    for (var r : status.getAllocation().getDevices().getResults()) {
+      s.append(
+          "      allocated: request %s -> device %s of pool %s (%s)%s%n"
+              .formatted(
+                  r.getRequest(),
+                  r.getDevice(),
+                  r.getPool(),
+                  r.getDriver(),
+                  Boolean.TRUE.equals(r.getAdminAccess()) ? ", admin access" : ""));
+    }
+    if (status.getReservedFor() != null) {
+      for (var c : status.getReservedFor()) {
+        s.append("      reserved for: %s %s%n".formatted(c.getResource(), c.getName()));
+      }
+    }
+    if (status.getDevices() != null) {
+      for (var d : status.getDevices()) {
+        String conditions =
+            d.getConditions() == null
+                ? ""
+                : d.getConditions().stream()
+                    .map(
+                        c ->
+                            c.getType()
+                                + "="
+                                + c.getStatus()
+                                + (c.getMessage() == null || c.getMessage().isBlank()
+                                    ? ""
+                                    : " (" + c.getMessage() + ")"))
+                    .collect(Collectors.joining(", "));
+        s.append(
+            "      status: device %s %s, data %s%n"
+                .formatted(d.getDevice(), conditions, d.getData()));
+      }
+    }
+    return s.toString();
   }
 
   /** The pod's (only container's) log once it printed its last line ({@code done}). */
@@ -367,6 +426,11 @@ final class TesseraOnNode implements AutoCloseable {
 
   /** Applies a manifest; returns what it applied. */
   List<HasMetadata> apply(Path manifest) throws IOException {
+    if (manifest.startsWith(REPO.resolve("demo/scenarios"))
+        && !manifest.getFileName().toString().equals("scenario.yaml")) {
+      // The demo report shows a scenario's other files where its test says it applied them.
+      System.out.printf("--- applied %s%n", REPO.relativize(manifest));
+    }
     try (var in = Files.newInputStream(manifest)) {
       return client.load(in).forceConflicts().serverSideApply();
     }

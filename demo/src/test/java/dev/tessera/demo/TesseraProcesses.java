@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -107,6 +108,22 @@ final class TesseraProcesses implements TesseraDeployment {
   void startPlugin() throws IOException {
     plugin = startPlugin(work, pluginEnv);
     awaitRegistered();
+  }
+
+  @Override
+  public String logs(int lines) throws IOException {
+    return tail("the node plugin", plugin.log(), lines)
+        + tail("the controller", controller.log(), lines);
+  }
+
+  private static String tail(String what, Path log, int lines) throws IOException {
+    List<String> all = Files.exists(log) ? Files.readAllLines(log) : List.of();
+    return "--- the last %d lines of %s's log (%s):%n%s%n"
+        .formatted(
+            lines,
+            what,
+            log,
+            String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size())));
   }
 
   PluginProcess plugin() {

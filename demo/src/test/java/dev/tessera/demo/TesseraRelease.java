@@ -66,12 +66,12 @@ final class TesseraRelease implements TesseraDeployment {
     }
     var release = new TesseraRelease(cluster, client, driverRoot);
     try {
-      var builder = new ProcessBuilder(command).inheritIO();
+      var builder = new ProcessBuilder(command);
       builder.environment().put("TESSERA_IMAGES", images.toString());
       builder
           .environment()
           .put("TESSERA_CLUSTER_DIR", cluster.adminKubeconfig().getParent().toString());
-      Process install = builder.start();
+      Process install = ProcessOutput.start(builder);
       if (!install.waitFor(6, TimeUnit.MINUTES)) {
         // Its helm install must not race the uninstall below.
         install.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -152,6 +152,26 @@ final class TesseraRelease implements TesseraDeployment {
       return http.send(HttpRequest.newBuilder(url).build(), HttpResponse.BodyHandlers.ofString())
           .body();
     }
+  }
+
+  @Override
+  public String logs(int lines) {
+    var s = new StringBuilder();
+    for (Pod pod : client.pods().inNamespace(HelmChart.NAMESPACE).list().getItems()) {
+      for (var container : pod.getSpec().getContainers()) {
+        s.append(
+            "--- the last %d lines of %s/%s's log:%n"
+                .formatted(lines, pod.getMetadata().getName(), container.getName()));
+        s.append(
+            client
+                .pods()
+                .resource(pod)
+                .inContainer(container.getName())
+                .tailingLines(lines)
+                .getLog());
+      }
+    }
+    return s.toString();
   }
 
   /** Tessera's pods, each container with its restart count (a crash loop must not go unseen). */
