@@ -53,23 +53,23 @@ public final class SliceWriter {
         String reason = reason(e);
         if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
           // A conflict again right after the fresh read: not a refusal of what was written.
-          conflict(operation(write));
+          conflict(write.operation());
           throw new Rejected(
               "slice %s of node %s changed again while it was written; retrying later"
-                  .formatted(name(write), node),
+                  .formatted(write.name(), node),
               e);
         }
         metrics
             .counter(
                 "tessera.controller.slice.writes.rejected",
                 "operation",
-                operation(write),
+                write.operation(),
                 "reason",
                 reason)
             .increment();
         throw new Rejected(
             "the API server refused to %s slice %s of node %s (%s): %s"
-                .formatted(operation(write), name(write), node, reason, e.getMessage()),
+                .formatted(write.operation(), write.name(), node, reason, e.getMessage()),
             e);
       }
     }
@@ -139,21 +139,5 @@ public final class SliceWriter {
       return e.getStatus().getReason();
     }
     return e.getCode() > 0 ? String.valueOf(e.getCode()) : "NoResponse";
-  }
-
-  private static String operation(SliceWrite write) {
-    return switch (write) {
-      case SliceWrite.Create c -> "create";
-      case SliceWrite.Update u -> "update";
-      case SliceWrite.Delete d -> "delete";
-    };
-  }
-
-  private static String name(SliceWrite write) {
-    return switch (write) {
-      case SliceWrite.Create c -> c.slice().getMetadata().getName();
-      case SliceWrite.Update u -> u.slice().getMetadata().getName();
-      case SliceWrite.Delete d -> d.name();
-    };
   }
 }
