@@ -1,7 +1,9 @@
 # Sourced by hack/kind/{up,down}: what a podman host needs changed for kind's nodes, recorded in $HOST_RECORD so
 # down undoes exactly that (../shared/reference/kind-podman.md lists each error met without it):
-#   - containers.conf drop-in: runc where crun refuses the host's cgroups (a cgroup v1 or hybrid host), and default
-#     ulimits within the caller's hard limits (without them the runtime's setrlimit fails on hosts that cap them);
+#   - containers.conf drop-in: runc where crun refuses the host's cgroups (a cgroup v1 or hybrid host), default
+#     ulimits within the caller's hard limits (without them the runtime's setrlimit fails on hosts that cap them),
+#     and a private cgroup namespace by default (kind asks for one on its CLI; podman 4.3's Docker API ignores the
+#     CgroupnsMode a Testcontainers client sends, and a node without one sees the host's cgroup paths);
 #   - /lib/modules: kind always mounts it read-only into the node; made (empty) when the host has none;
 #   - sysctls: netavark turns on forwarding, the node's kubelet sets its kernel tunables (a privileged container
 #     writes the host's): their values before up are written back by down;
@@ -53,6 +55,7 @@ host_prepare() {
 # Written by Tessera's hack/kind/up for kind's nodes; hack/kind/down removes it.
 [containers]
 default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
+cgroupns = "private"
 [engine]
 $runtime
 EOF
