@@ -2,7 +2,6 @@ package dev.tessera.controller.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tessera.api.config.OpaqueConfigDecoder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -37,9 +36,7 @@ class WebhookServerIT {
         new WebhookServer(
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             PemTls.serverContext(cert.certFile(), cert.keyFile()),
-            new AdmissionReviews(
-                new ConfigAdmission("gpu.tessera.dev", new OpaqueConfigDecoder()),
-                JsonMapper.builder().build()));
+            AdmissionReviews.of("gpu.tessera.dev", JsonMapper.builder().build()));
     server.start();
     client = HttpClient.newBuilder().sslContext(cert.clientContext()).build();
   }
