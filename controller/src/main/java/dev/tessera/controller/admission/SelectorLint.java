@@ -2,6 +2,7 @@ package dev.tessera.controller.admission;
 
 import dev.cel.common.CelIssue;
 import dev.cel.common.CelMutableAst;
+import dev.cel.common.CelValidationException;
 import dev.cel.common.CelValidationResult;
 import dev.cel.common.ast.CelConstant;
 import dev.cel.common.ast.CelExpr.ExprKind.Kind;
@@ -20,7 +21,9 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Lints one CEL device selector against what Tessera publishes (pure): every name the selector
@@ -62,10 +65,10 @@ public final class SelectorLint {
     CelMutableAst ast;
     try {
       ast = CelMutableAst.fromCelAst(parsed.getAst());
-    } catch (dev.cel.common.CelValidationException e) {
+    } catch (CelValidationException e) {
       return List.of();
     }
-    var warnings = new LinkedHashSet<String>();
+    var warnings = new LinkedHashSet<String>(qualifiedKeys(ast));
     Map<Long, Use> uses = new HashMap<>();
     for (Use use : uses(ast)) {
       Optional<String> unknown = unknown(use);
@@ -95,7 +98,7 @@ public final class SelectorLint {
             && issue.getMessage().contains(NO_MATCHING_OVERLOAD)) {
           operands(node.call()).stream()
               .map(operand -> uses.get(operand.id()))
-              .filter(use -> use != null)
+              .filter(Objects::nonNull)
               .findFirst()
               .ifPresent(use -> warnings.add(wrongType(use)));
         }
@@ -143,26 +146,55 @@ public final class SelectorLint {
   }
 
   /**
-   * Whether the expression is {@code device.attributes[<driver domain>]} (false) or {@code
-   * device.capacity[<driver domain>]} (true); empty when it is neither.
+   * {@code device.attributes["gpu.tessera.dev/productName"]}: the maps are keyed by domain, so that
+   * key is never there (the scheduler's evaluation fails on it).
    */
-  private Optional<Boolean> domainMap(CelMutableExpr expr) {
-    if (expr.getKind() != Kind.CALL || !isIndex(expr.call())) {
-      return Optional.empty();
-    }
-    CelMutableExpr map = expr.call().args().get(0);
-    if (!stringConstant(expr.call().args().get(1)).filter(domain::equals).isPresent()
-        || map.getKind() != Kind.SELECT
+  private List<String> qualifiedKeys(CelMutableAst ast) {
+    return CelNavigableMutableAst.fromAst(ast)
+        .getRoot()
+        .allNodes()
+        .map(CelNavigableMutableExpr::expr)
+        .filter(expr -> expr.getKind() == Kind.CALL && isIndex(expr.call()))
+        .flatMap(
+            expr -> {
+              Optional<String> space = deviceMap(expr.call().args().get(0));
+              Optional<String> key = stringConstant(expr.call().args().get(1));
+              if (space.isEmpty() || key.isEmpty() || !key.get().startsWith(domain + "/")) {
+                return Stream.empty();
+              }
+              String name = key.get().substring(domain.length() + 1);
+              return Stream.of(
+                  "device.%s is keyed by domain: write device.%s[\"%s\"].%s"
+                      .formatted(space.get(), space.get(), domain, name));
+            })
+        .toList();
+  }
+
+  /** {@code attributes} or {@code capacity} when the expression is {@code device.<that>}. */
+  private static Optional<String> deviceMap(CelMutableExpr map) {
+    if (map.getKind() != Kind.SELECT
         || map.select().testOnly()
         || map.select().operand().getKind() != Kind.IDENT
         || !map.select().operand().ident().name().equals("device")) {
       return Optional.empty();
     }
-    return switch (map.select().field()) {
-      case "attributes" -> Optional.of(false);
-      case "capacity" -> Optional.of(true);
-      default -> Optional.empty();
-    };
+    String field = map.select().field();
+    return field.equals("attributes") || field.equals("capacity")
+        ? Optional.of(field)
+        : Optional.empty();
+  }
+
+  /**
+   * Whether the expression is {@code device.attributes[<driver domain>]} (false) or {@code
+   * device.capacity[<driver domain>]} (true); empty when it is neither.
+   */
+  private Optional<Boolean> domainMap(CelMutableExpr expr) {
+    if (expr.getKind() != Kind.CALL
+        || !isIndex(expr.call())
+        || stringConstant(expr.call().args().get(1)).filter(domain::equals).isEmpty()) {
+      return Optional.empty();
+    }
+    return deviceMap(expr.call().args().get(0)).map(field -> field.equals("capacity"));
   }
 
   private static boolean isIndex(CelMutableCall call) {

@@ -108,6 +108,18 @@ class SelectorLintTest {
                 + " device.attributes[\"gpu.tessera.dev\"].profile");
   }
 
+  @Test
+  void aQualifiedNameAsTheMapsKeyIsSaidToBeKeyedByDomain() {
+    assertThat(LINT.warnings("device.attributes[\"gpu.tessera.dev/productName\"] == 'x'"))
+        .containsExactly(
+            "device.attributes is keyed by domain: write"
+                + " device.attributes[\"gpu.tessera.dev\"].productName");
+    assertThat(LINT.warnings("device.capacity['gpu.tessera.dev/memory'].isInteger()"))
+        .containsExactly(
+            "device.capacity is keyed by domain: write"
+                + " device.capacity[\"gpu.tessera.dev\"].memory");
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {
