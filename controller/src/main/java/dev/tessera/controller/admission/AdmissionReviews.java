@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -66,24 +67,14 @@ public final class AdmissionReviews {
     response.put("allowed", errors.isEmpty());
     if (!warnings.isEmpty()) {
       response.put("warnings", warnings.stream().map(FieldError::toString).toList());
-      LOG.atInfo()
-          .addKeyValue("kind", kind(request))
-          .addKeyValue("namespace", request.get("namespace"))
-          .addKeyValue("name", request.get("name"))
-          .addKeyValue("operation", request.get("operation"))
-          .log("selector warnings: {}", warnings);
+      infoAbout(request).log("selector warnings: {}", warnings);
     }
     if (!errors.isEmpty()) {
       String message =
           "invalid opaque config: "
               + errors.stream().map(FieldError::toString).collect(Collectors.joining("; "));
       response.put("status", Map.of("code", 422, "reason", "Invalid", "message", message));
-      LOG.atInfo()
-          .addKeyValue("kind", kind(request))
-          .addKeyValue("namespace", request.get("namespace"))
-          .addKeyValue("name", request.get("name"))
-          .addKeyValue("operation", request.get("operation"))
-          .log("denied: {}", message);
+      infoAbout(request).log("denied: {}", message);
     }
     var answer = new LinkedHashMap<String, Object>();
     answer.put("apiVersion", API_VERSION);
@@ -109,6 +100,15 @@ public final class AdmissionReviews {
         kind(request),
         object,
         request.get("oldObject") instanceof Map<?, ?> oldObject ? oldObject : null);
+  }
+
+  /** An info line with the object the request is about. */
+  private static LoggingEventBuilder infoAbout(Map<?, ?> request) {
+    return LOG.atInfo()
+        .addKeyValue("kind", kind(request))
+        .addKeyValue("namespace", request.get("namespace"))
+        .addKeyValue("name", request.get("name"))
+        .addKeyValue("operation", request.get("operation"));
   }
 
   private static String kind(Map<?, ?> request) {
