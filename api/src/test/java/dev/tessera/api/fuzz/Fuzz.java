@@ -1,5 +1,6 @@
 package dev.tessera.api.fuzz;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Random;
 import java.util.function.Function;
 
@@ -56,7 +57,10 @@ public final class Fuzz {
                 + "; replay with -Dtessera.fuzz.seed="
                 + trySeed
                 + " -Dtessera.fuzz.tries=1\ninput: "
-                + abbreviate(String.valueOf(value))
+                + abbreviate(
+                    value instanceof byte[] bytes
+                        ? new String(bytes, StandardCharsets.UTF_8)
+                        : String.valueOf(value))
                 + "\n"
                 + e,
             e);
