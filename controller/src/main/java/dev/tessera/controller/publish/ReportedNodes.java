@@ -47,6 +47,7 @@ final class ReportedNodes {
     Reported report = null;
     try {
       report = report(gpuNode);
+      rejected.remove(name);
     } catch (RejectedReport e) {
       LOG.atWarn()
           .addKeyValue("node", name)
@@ -58,7 +59,6 @@ final class ReportedNodes {
     if (report == null) {
       byNode.remove(name);
     } else {
-      rejected.remove(name);
       byNode.put(name, report);
     }
   }
@@ -72,25 +72,25 @@ final class ReportedNodes {
     if (!(status instanceof Map<?, ?> fields)) {
       throw new RejectedReport("status is not an object", null);
     }
-    NodeInventory inventory = inventory(gpuNode, fields);
+    NodeInventory inventory = inventory(fields);
     if (inventory == null) {
       return null;
     }
     // A report that cannot be rendered would fail every reconcile of the node, retried forever.
-    String unrenderable = unrenderable(inventory, NodeHealth.ALL_HEALTHY);
-    if (unrenderable != null) {
-      throw new RejectedReport("the inventory cannot be published as " + unrenderable, null);
-    }
     NodeHealth health = health(gpuNode, fields);
-    unrenderable = unrenderable(inventory, health);
-    if (unrenderable != null) {
-      LOG.atWarn()
-          .addKeyValue("node", gpuNode.getMetadata().getName())
-          .addKeyValue("reason", unrenderable)
-          .log("cannot publish the GpuNode's device health; publishing without taints");
-      health = NodeHealth.ALL_HEALTHY;
+    String unrenderable = unrenderable(inventory, health);
+    if (unrenderable == null) {
+      return new Reported(inventory, health);
     }
-    return new Reported(inventory, health);
+    String withoutHealth = unrenderable(inventory, NodeHealth.ALL_HEALTHY);
+    if (withoutHealth != null) {
+      throw new RejectedReport("the inventory cannot be published as " + withoutHealth, null);
+    }
+    LOG.atWarn()
+        .addKeyValue("node", gpuNode.getMetadata().getName())
+        .addKeyValue("reason", unrenderable)
+        .log("cannot publish the GpuNode's device health; publishing without taints");
+    return new Reported(inventory, NodeHealth.ALL_HEALTHY);
   }
 
   /** The first offering (and why) that cannot render the report; null when all can. */
@@ -138,8 +138,7 @@ final class ReportedNodes {
   }
 
   /** The inventory the node plugin reported, or null while it has reported none. */
-  private NodeInventory inventory(GenericKubernetesResource gpuNode, Map<?, ?> status)
-      throws RejectedReport {
+  private NodeInventory inventory(Map<?, ?> status) throws RejectedReport {
     if (status.get("inventory") == null) {
       return null;
     }
