@@ -154,6 +154,57 @@ class ReportedNodesFuzzTest {
         .hasValueSatisfying(r -> assertThat(r.inventory()).isEqualTo(INVENTORY));
   }
 
+  /**
+   * Found by the mutated-status property: the renderer ran out of heap (an Error, past reconcile).
+   */
+  @Test
+  void aPlacementOfAMillionSlicesRejectsTheNode() {
+    var huge =
+        new MigProfile(
+            9,
+            "3g.40gb",
+            3,
+            2,
+            40L << 30,
+            60,
+            3,
+            2,
+            0,
+            0,
+            0,
+            List.of(new MigPlacement(4, 1_437_248_457)));
+    var gpu = INVENTORY.gpus().get(1);
+    var inventory =
+        new NodeInventory(
+            "580.95.05",
+            "13.0",
+            "13.580.95.05",
+            List.of(
+                new Gpu(
+                    1,
+                    1,
+                    "GPU-1",
+                    gpu.productName(),
+                    gpu.brand(),
+                    gpu.architecture(),
+                    gpu.cudaComputeCapability(),
+                    gpu.memoryBytes(),
+                    gpu.pciBusId(),
+                    null,
+                    null,
+                    MigMode.DISABLED,
+                    List.of(),
+                    List.of(ONE_G, huge))));
+    var nodes = new ReportedNodes(JSON);
+    nodes.update(
+        gpuNode("node-a", Map.of("inventory", JSON.convertValue(inventory, Object.class))));
+    assertThat(nodes.of("node-a")).isEmpty();
+    assertThat(nodes.rejectedNodes()).isEqualTo(1);
+    nodes.update(gpuNode("node-a", STATUS));
+    assertThat(nodes.of("node-a")).isPresent();
+    assertThat(nodes.rejectedNodes()).isZero();
+  }
+
   private void renderedOrRejected(Object status) {
     var nodes = new ReportedNodes(JSON);
     nodes.update(gpuNode("good", STATUS));
