@@ -1,5 +1,6 @@
 package dev.tessera.plugin.checkpoint;
 
+import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.fs.AtomicFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,7 +9,9 @@ import java.nio.file.Path;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Loads and saves the checkpoint file; every save is atomic and durable. */
+/**
+ * Loads and saves the checkpoint file ({@link CheckpointFile}); every save is atomic and durable.
+ */
 public final class CheckpointStore {
   private final Path file;
   private final JsonMapper json;
@@ -28,22 +31,22 @@ public final class CheckpointStore {
    * @throws IllegalStateException when the file exists but is not a checkpoint we can read: the
    *     plugin must not start and forget claims it prepared
    */
-  public Checkpoint load(String bootId) {
+  public PreparedClaims load(String bootId) {
     if (!Files.exists(file)) {
-      return Checkpoint.empty(bootId);
+      return PreparedClaims.empty(bootId);
     }
     try {
-      Checkpoint stored = json.readValue(Files.readAllBytes(file), Checkpoint.class);
-      if (!Checkpoint.API_VERSION.equals(stored.apiVersion())) {
+      CheckpointFile stored = json.readValue(Files.readAllBytes(file), CheckpointFile.class);
+      if (!CheckpointFile.API_VERSION.equals(stored.apiVersion())) {
         throw new IllegalStateException(
             "checkpoint "
                 + file
                 + " has apiVersion "
                 + stored.apiVersion()
                 + ", expected "
-                + Checkpoint.API_VERSION);
+                + CheckpointFile.API_VERSION);
       }
-      return stored.inBoot(bootId);
+      return CheckpointRecords.fromFile(stored).inBoot(bootId);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read checkpoint " + file, e);
     } catch (JacksonException e) {
@@ -51,7 +54,7 @@ public final class CheckpointStore {
     }
   }
 
-  public void save(Checkpoint checkpoint) throws IOException {
-    AtomicFiles.write(file, json.writeValueAsBytes(checkpoint));
+  public void save(PreparedClaims checkpoint) throws IOException {
+    AtomicFiles.write(file, json.writeValueAsBytes(CheckpointRecords.toFile(checkpoint)));
   }
 }

@@ -3,6 +3,7 @@ package dev.tessera.plugin.config;
 import dev.tessera.api.DeviceName;
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.plugin.app.KubeletSockets;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
@@ -92,6 +93,12 @@ public class PluginFactory {
       clientConfig = Config.autoConfigure(null);
     }
     return new KubernetesClientBuilder().withConfig(clientConfig).build();
+  }
+
+  @Singleton
+  KubeletSockets kubeletSockets(PluginConfig config) {
+    return new KubeletSockets(
+        config.driverName(), config.nodeName(), config.registrationSocket(), config.draSocket());
   }
 
   @Singleton

@@ -9,9 +9,9 @@ import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesResponse;
 import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesResponse;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.kubelet.ClaimBatch.Outcome;
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PreparedDevice;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
 

@@ -5,12 +5,13 @@ import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PlannedDevice;
-import dev.tessera.plugin.prepare.PrepareException;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,7 +57,7 @@ public final class DynamicMig {
 
     /** The records to checkpoint before acting. */
     public List<CreatedMig> intents() {
-      return creates.stream().map(c -> CreatedMig.intent(c.target(), c.enableMigMode())).toList();
+      return creates.stream().map(c -> c.target().intent(c.enableMigMode())).toList();
     }
 
     private boolean toCreate(PlannedDevice device) {
@@ -79,7 +80,7 @@ public final class DynamicMig {
    * capability, see {@code DeviceEditsResolver}), so a monitoring claim of every placement of a
    * dynamic-MIG node sees the GPUs as they are instead of failing or reshaping them.
    */
-  public Plan plan(ClaimRef ref, List<PlannedDevice> devices, Checkpoint checkpoint)
+  public Plan plan(ClaimRef ref, List<PlannedDevice> devices, PreparedClaims checkpoint)
       throws PrepareException {
     devices = asTheyAre(ref, devices);
     Map<String, MigTarget> targets = new LinkedHashMap<>();
@@ -228,8 +229,8 @@ public final class DynamicMig {
    * part-way, or the node rebooted) and returns the checkpoint without them; keeps those of
    * completed claims; leaves every other MIG device alone (an admin's) and says so in the log.
    */
-  public Checkpoint reconcile(Checkpoint checkpoint) throws PrepareException {
-    Checkpoint next = checkpoint;
+  public PreparedClaims reconcile(PreparedClaims checkpoint) throws PrepareException {
+    PreparedClaims next = checkpoint;
     var kept = new ArrayList<CreatedMig>();
     for (Map.Entry<String, ClaimEntry> e : checkpoint.claims().entrySet()) {
       ClaimEntry entry = e.getValue();
@@ -253,7 +254,7 @@ public final class DynamicMig {
       }
       GpuMigState state = hardware.read(gpu.uuid());
       for (GpuMigState.Instance instance : state.instances()) {
-        if (kept.stream().noneMatch(c -> c.matches(gpu.uuid(), instance))) {
+        if (kept.stream().noneMatch(c -> instance.is(c, gpu.uuid()))) {
           LOG.atInfo()
               .addKeyValue("gpu.uuid", gpu.uuid())
               .addKeyValue("gpuInstance", instance.gpuInstanceId())

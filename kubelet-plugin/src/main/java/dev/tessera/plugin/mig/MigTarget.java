@@ -4,6 +4,7 @@ import dev.tessera.api.DeviceName;
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.api.inventory.MigProfile;
+import dev.tessera.plugin.claim.CreatedMig;
 import java.util.Optional;
 
 /**
@@ -70,5 +71,11 @@ public record MigTarget(
   public boolean overlaps(MigPlacement other) {
     return placement.start() < other.start() + other.size()
         && other.start() < placement.start() + placement.size();
+  }
+
+  /** The MIG device this target makes, recorded before it is made (no ids or UUID yet). */
+  public CreatedMig intent(boolean enableMigMode) {
+    return new CreatedMig(
+        gpuUuid, device, profileId, profile, placement, null, null, null, enableMigMode);
   }
 }

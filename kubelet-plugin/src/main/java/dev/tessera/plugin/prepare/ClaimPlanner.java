@@ -11,8 +11,12 @@ import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.mig.MigTarget;
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
@@ -49,7 +53,7 @@ public final class ClaimPlanner {
   }
 
   public List<PlannedDevice> plan(
-      ClaimRef ref, ResourceClaim claim, NodeInventory inventory, Checkpoint checkpoint)
+      ClaimRef ref, ResourceClaim claim, NodeInventory inventory, PreparedClaims checkpoint)
       throws PrepareException {
     String uid = claim.getMetadata().getUid();
     if (!ref.uid().equals(uid)) {
@@ -215,7 +219,7 @@ public final class ClaimPlanner {
    * device beside whoever holds it and holds nothing itself, so it is not checked, and another
    * claim's admin access never blocks this one.
    */
-  private void refuseConflicts(ClaimRef ref, List<PlannedDevice> planned, Checkpoint checkpoint)
+  private void refuseConflicts(ClaimRef ref, List<PlannedDevice> planned, PreparedClaims checkpoint)
       throws PrepareException {
     for (PlannedDevice device : planned) {
       if (device.adminAccess()) {

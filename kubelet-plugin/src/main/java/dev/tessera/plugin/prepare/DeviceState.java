@@ -3,11 +3,16 @@ package dev.tessera.plugin.prepare;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.cdi.CdiSpecBuilder;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
-import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
-import dev.tessera.plugin.mig.CreatedMig;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
+import dev.tessera.plugin.claim.SharingSettings;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.sharing.SharingAction;
 import dev.tessera.plugin.sharing.SharingEffects;
@@ -51,7 +56,7 @@ public final class DeviceState {
    * and read without it, so metrics and the health stream never wait behind a prepare (which holds
    * the lock through API calls, MIG work and driver tools).
    */
-  private volatile Checkpoint checkpoint;
+  private volatile PreparedClaims checkpoint;
 
   /**
    * @param rediscoverInventory discovers the node's inventory again; run when the start-up rollback
@@ -247,7 +252,7 @@ public final class DeviceState {
    * The checkpoint as last read or written (for metrics, the health stream and tests); never waits
    * for a prepare or unprepare in progress, whose intermediate states it may show.
    */
-  public Checkpoint checkpoint() {
+  public PreparedClaims checkpoint() {
     return checkpoint;
   }
 
@@ -283,7 +288,7 @@ public final class DeviceState {
     }
   }
 
-  private void save(Checkpoint next) throws PrepareException {
+  private void save(PreparedClaims next) throws PrepareException {
     try {
       store.save(next);
       checkpoint = next;

@@ -1,5 +1,6 @@
 package dev.tessera.plugin.prepare;
 
+import dev.tessera.plugin.claim.PrepareException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;

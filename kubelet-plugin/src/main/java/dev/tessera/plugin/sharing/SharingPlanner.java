@@ -4,12 +4,12 @@ import dev.tessera.api.DeviceName;
 import dev.tessera.api.Quantities;
 import dev.tessera.api.config.Sharing;
 import dev.tessera.api.config.Sharing.TimeSliceInterval;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PlannedDevice;
-import dev.tessera.plugin.prepare.PrepareException;
-import dev.tessera.plugin.prepare.PreparedDevice;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,8 +28,8 @@ public final class SharingPlanner {
   private static final int ALL_THREADS = 100;
 
   /** The actions that set up the claim's devices, or why the claim cannot have them. */
-  public List<SharingAction> prepare(ClaimRef ref, List<PlannedDevice> plan, Checkpoint checkpoint)
-      throws PrepareException {
+  public List<SharingAction> prepare(
+      ClaimRef ref, List<PlannedDevice> plan, PreparedClaims checkpoint) throws PrepareException {
     refuseSeveralMpsDevices(ref, plan);
     var actions = new ArrayList<SharingAction>();
     for (PlannedDevice device : distinct(plan)) {
@@ -73,7 +73,7 @@ public final class SharingPlanner {
    * daemon stops after the last MPS claim of a device. Empty for a claim the checkpoint does not
    * hold.
    */
-  public List<SharingAction> release(String claimUid, Checkpoint checkpoint) {
+  public List<SharingAction> release(String claimUid, PreparedClaims checkpoint) {
     ClaimEntry entry = checkpoint.claims().get(claimUid);
     if (entry == null) {
       return List.of();
@@ -105,7 +105,7 @@ public final class SharingPlanner {
    * The MPS daemons the checkpoint's claims need, one per device: at start-up the running ones are
    * kept (not started twice), missing ones started, and any other stopped so none is leaked.
    */
-  public List<SharingAction.EnsureMps> daemonsInUse(Checkpoint checkpoint) {
+  public List<SharingAction.EnsureMps> daemonsInUse(PreparedClaims checkpoint) {
     Map<String, SharingAction.EnsureMps> byUuid = new LinkedHashMap<>();
     for (ClaimEntry entry : checkpoint.claims().values()) {
       daemonsOf(entry).forEach(d -> byUuid.putIfAbsent(d.deviceUuid(), d));
@@ -235,7 +235,7 @@ public final class SharingPlanner {
    * The devices with this UUID that claims other than {@code claimUid} hold; admin access holds
    * nothing.
    */
-  private static List<Holder> holders(Checkpoint checkpoint, String claimUid, String uuid) {
+  private static List<Holder> holders(PreparedClaims checkpoint, String claimUid, String uuid) {
     var holders = new ArrayList<Holder>();
     checkpoint
         .claims()

@@ -11,9 +11,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
-import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.discovery.GpuDiscovery;
 import dev.tessera.plugin.nvml.Nvml;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
@@ -113,7 +113,7 @@ class AdminAccessIT {
     return claim.getMetadata().getUid();
   }
 
-  private Checkpoint checkpoint() {
+  private PreparedClaims checkpoint() {
     return new CheckpointStore(plugin.checkpointFile(), json).load("boot-1");
   }
 

@@ -8,12 +8,12 @@ import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
-import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.discovery.GpuDiscovery;
-import dev.tessera.plugin.mig.CreatedMig;
 import dev.tessera.plugin.nvml.Nvml;
 import dev.tessera.plugin.nvml.Placement;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -84,7 +84,7 @@ class DynamicMigIT {
     return new GpuDiscovery(nvml()).discover().gpuByMinor(minor).orElseThrow();
   }
 
-  private Checkpoint checkpoint() {
+  private PreparedClaims checkpoint() {
     return new CheckpointStore(plugin.checkpointFile(), json).load("boot-1");
   }
 
@@ -206,7 +206,7 @@ class DynamicMigIT {
             gpu0.uuid(), ONE_G_AT_3, 19, "1g.10gb", new MigPlacement(3, 1), null, null, null, true);
     new CheckpointStore(plugin.checkpointFile(), json)
         .save(
-            Checkpoint.empty("boot-1")
+            PreparedClaims.empty("boot-1")
                 .with(
                     "uid-half",
                     new ClaimEntry(

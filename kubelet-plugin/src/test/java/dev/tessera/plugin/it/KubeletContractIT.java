@@ -12,13 +12,13 @@ import static org.awaitility.Awaitility.await;
 import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
-import dev.tessera.plugin.checkpoint.Checkpoint;
+import dev.tessera.plugin.app.KubeletPlugin;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
-import dev.tessera.plugin.kubelet.KubeletPlugin;
-import dev.tessera.plugin.prepare.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -73,7 +73,7 @@ class KubeletContractIT {
     return plugin.kubelet().unprepare(claim);
   }
 
-  private Checkpoint checkpoint() {
+  private PreparedClaims checkpoint() {
     return new CheckpointStore(plugin.checkpointFile(), json).load("boot-1");
   }
 
@@ -297,7 +297,7 @@ class KubeletContractIT {
             List.of("gpu"), "node-a", "gpu-2", List.of("x"), "GPU-x", "Exclusive", null);
     new CheckpointStore(plugin.checkpointFile(), json)
         .save(
-            Checkpoint.empty("boot-1")
+            PreparedClaims.empty("boot-1")
                 .with(
                     uid(claim),
                     new ClaimEntry(ClaimState.PrepareStarted, "default", "crash", List.of(held))));

@@ -2,8 +2,8 @@ package dev.tessera.plugin.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PreparedDevice;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PreparedDevice;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -13,9 +13,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.config.Sharing;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.List;
@@ -30,7 +34,7 @@ class ClaimPlannerTest {
           NODE,
           new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity()));
   private final ClaimRef ref = new ClaimRef("default", "c1", "uid-1");
-  private final Checkpoint empty = Checkpoint.empty("boot");
+  private final PreparedClaims empty = PreparedClaims.empty("boot");
 
   private List<PlannedDevice> plan(ResourceClaim claim) throws PrepareException {
     return planner.plan(ref, claim, inventory(4), empty);

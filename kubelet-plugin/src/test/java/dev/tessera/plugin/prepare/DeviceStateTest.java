@@ -19,10 +19,13 @@ import dev.tessera.plugin.cdi.CdiSpecBuilder;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
 import dev.tessera.plugin.cdi.DriverRoot;
 import dev.tessera.plugin.cdi.NodePaths;
-import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.mig.FakeMigHardware;
 import dev.tessera.plugin.mig.GpuMigState;
@@ -188,7 +191,7 @@ class DeviceStateTest {
         new PreparedDevice(
             List.of("gpu"), NODE, "gpu-1", List.of("x"), "GPU-00000001", "Exclusive", null);
     store.save(
-        Checkpoint.empty("b1")
+        PreparedClaims.empty("b1")
             .with(
                 "uid-1",
                 new ClaimEntry(ClaimState.PrepareStarted, "default", "c1", List.of(stale))));
@@ -422,7 +425,7 @@ class DeviceStateTest {
     var state = state("b1");
     state.prepare(ref);
     state.prepare(ref2);
-    Checkpoint done = store.load("b1");
+    PreparedClaims done = store.load("b1");
     store.save(done.with("uid-1", done.claims().get("uid-1").withState(ClaimState.PrepareStarted)));
     runner.calls.clear();
 

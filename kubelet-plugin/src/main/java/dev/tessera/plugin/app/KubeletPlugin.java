@@ -1,10 +1,15 @@
-package dev.tessera.plugin.kubelet;
+package dev.tessera.plugin.app;
 
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.plugin.config.PluginConfig;
 import dev.tessera.plugin.health.HealthMonitor;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.k8s.LeaseRenewer;
+import dev.tessera.plugin.kubelet.ClaimBatch;
+import dev.tessera.plugin.kubelet.DraHealthService;
+import dev.tessera.plugin.kubelet.DraV1Service;
+import dev.tessera.plugin.kubelet.DraV1beta1Service;
+import dev.tessera.plugin.kubelet.RegistrationService;
+import dev.tessera.plugin.kubelet.UnixSocketServer;
 import dev.tessera.plugin.prepare.DeviceState;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.event.ApplicationEventListener;
@@ -28,7 +33,7 @@ import org.slf4j.LoggerFactory;
 public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletPlugin.class);
 
-  private final PluginConfig config;
+  private final KubeletSockets sockets;
   private final DeviceState state;
   private final ClaimBatch batch;
   private final RegistrationService registration;
@@ -41,7 +46,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private UnixSocketServer registrationServer;
 
   public KubeletPlugin(
-      PluginConfig config,
+      KubeletSockets sockets,
       DeviceState state,
       ClaimBatch batch,
       FatalErrors fatalErrors,
@@ -50,7 +55,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
       LeaseRenewer lease,
       HealthMonitor health,
       DraHealthService healthService) {
-    this.config = config;
+    this.sockets = sockets;
     this.state = state;
     this.batch = batch;
     this.inventory = inventory;
@@ -60,8 +65,8 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
     this.healthService = healthService;
     this.registration =
         new RegistrationService(
-            config.driverName(),
-            config.draSocket().toAbsolutePath().toString(),
+            sockets.driverName(),
+            sockets.draSocket().toAbsolutePath().toString(),
             fatalErrors::fatal);
   }
 
@@ -75,12 +80,12 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
       state.recover();
       draServer =
           UnixSocketServer.start(
-              config.draSocket(),
+              sockets.draSocket(),
               List.of(new DraV1Service(batch), new DraV1beta1Service(batch), healthService));
       health.listen(healthService::update);
       health.start();
       registrationServer =
-          UnixSocketServer.start(config.registrationSocket(), List.of(registration));
+          UnixSocketServer.start(sockets.registrationSocket(), List.of(registration));
       // Once the kubelet has us: tell the cluster what this node has, and that we are alive.
       registration
           .registered()
@@ -91,10 +96,10 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
                 return null;
               });
       LOG.atInfo()
-          .addKeyValue("driver", config.driverName())
-          .addKeyValue("node", config.nodeName())
-          .addKeyValue("registrationSocket", config.registrationSocket())
-          .addKeyValue("draSocket", config.draSocket())
+          .addKeyValue("driver", sockets.driverName())
+          .addKeyValue("node", sockets.nodeName())
+          .addKeyValue("registrationSocket", sockets.registrationSocket())
+          .addKeyValue("draSocket", sockets.draSocket())
           .addKeyValue("uptimeMs", ManagementFactory.getRuntimeMXBean().getUptime())
           .log("serving the kubelet");
     } catch (IOException e) {
