@@ -1,7 +1,6 @@
 package dev.tessera.controller.publish;
 
 import dev.tessera.api.GpuNodeNames;
-import dev.tessera.controller.config.ControllerConfig;
 import dev.tessera.controller.render.Offering;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -49,7 +48,7 @@ final class PoolInformers implements AutoCloseable {
   private static final String LEASE_PREFIX = "tessera-";
 
   private final KubernetesClient client;
-  private final ControllerConfig config;
+  private final PublishSettings config;
   private final ReportedNodes reported;
   private final Clock clock;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
@@ -58,7 +57,7 @@ final class PoolInformers implements AutoCloseable {
   private SharedIndexInformer<ResourceSlice> slices;
 
   PoolInformers(
-      KubernetesClient client, ControllerConfig config, ReportedNodes reported, Clock clock) {
+      KubernetesClient client, PublishSettings config, ReportedNodes reported, Clock clock) {
     this.client = client;
     this.config = config;
     this.reported = reported;
