@@ -68,7 +68,8 @@ public class ControllerFactory {
 
   @Singleton
   ElectionSettings electionSettings(ControllerConfig config) {
-    return new ElectionSettings(config.electionNamespace(), config.electionLeaseDuration());
+    return new ElectionSettings(
+        config.electionNamespace(), config.electionLeaseDuration(), config.electionIdentity());
   }
 
   @Singleton

@@ -7,5 +7,6 @@ import java.time.Duration;
  *
  * @param namespace where the replicas' Lease is
  * @param leaseDuration how long a leader holds the Lease without renewing it
+ * @param identity this replica's name in the Lease
  */
-public record ElectionSettings(String namespace, Duration leaseDuration) {}
+public record ElectionSettings(String namespace, Duration leaseDuration, String identity) {}

@@ -43,9 +43,7 @@ public class LeaderElection {
         .register(metrics);
     this.config = config;
     this.controller = controller;
-    this.identity =
-        System.getenv()
-            .getOrDefault("POD_NAME", "tessera-controller-" + ProcessHandle.current().pid());
+    this.identity = config.identity();
   }
 
   @PostConstruct

@@ -1,5 +1,6 @@
 package dev.tessera.plugin.checkpoint;
 
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimState;
@@ -51,7 +52,7 @@ final class CheckpointRecords {
         d.device(),
         d.cdiDeviceIds(),
         d.uuid(),
-        d.sharing(),
+        d.sharing().configName(),
         d.shareId(),
         new CheckpointFile.Settings(
             s.timeSliceInterval(), s.activeThreadPercentage(), s.pinnedMemoryBytes()),
@@ -66,7 +67,9 @@ final class CheckpointRecords {
         d.device(),
         d.cdiDeviceIds(),
         d.uuid(),
-        d.sharing(),
+        SharingStrategy.ofConfigName(d.sharing())
+            .orElseThrow(
+                () -> new IllegalArgumentException("unknown sharing strategy " + d.sharing())),
         d.shareId(),
         s == null
             ? SharingSettings.NONE

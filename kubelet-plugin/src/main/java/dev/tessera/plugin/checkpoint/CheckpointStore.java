@@ -49,7 +49,7 @@ public final class CheckpointStore {
       return CheckpointRecords.fromFile(stored).inBoot(bootId);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read checkpoint " + file, e);
-    } catch (JacksonException e) {
+    } catch (JacksonException | IllegalArgumentException e) {
       throw new IllegalStateException("checkpoint " + file + " is corrupt: " + e.getMessage(), e);
     }
   }

@@ -189,14 +189,11 @@ public class PluginFactory {
   @Bean(preDestroy = "close")
   LeaseRenewer leaseRenewer(
       PluginConfig config, BeanProvider<KubernetesClient> client, Clock clock) {
-    String holder =
-        System.getenv()
-            .getOrDefault("POD_NAME", config.nodeName() + "-" + ProcessHandle.current().pid());
     return new LeaseRenewer(
         client::get,
         config.leaseNamespace(),
         config.nodeName(),
-        holder,
+        config.leaseHolder(),
         config.leaseDuration(),
         clock);
   }

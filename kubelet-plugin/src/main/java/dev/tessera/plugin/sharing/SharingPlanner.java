@@ -4,6 +4,7 @@ import dev.tessera.api.DeviceName;
 import dev.tessera.api.Quantities;
 import dev.tessera.api.config.Sharing;
 import dev.tessera.api.config.Sharing.TimeSliceInterval;
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.PlannedDevice;
@@ -40,7 +41,7 @@ public final class SharingPlanner {
       switch (device.config().sharing()) {
         case Sharing.Exclusive e -> {}
         case Sharing.TimeSlicing t -> {
-          refuseOtherStrategies(ref, device, others, "TimeSlicing");
+          refuseOtherStrategies(ref, device, others, SharingStrategy.TIME_SLICING);
           for (Holder other : others) {
             String theirs = other.device().settings().timeSliceInterval();
             if (!t.interval().name().equals(theirs)) {
@@ -56,7 +57,7 @@ public final class SharingPlanner {
           }
         }
         case Sharing.Mps m -> {
-          refuseOtherStrategies(ref, device, others, "MPS");
+          refuseOtherStrategies(ref, device, others, SharingStrategy.MPS);
           checkLimits(ref, device, m, others);
           actions.add(
               new SharingAction.EnsureMps(
@@ -88,14 +89,14 @@ public final class SharingPlanner {
         continue;
       }
       switch (device.sharing()) {
-        case "TimeSlicing" ->
+        case TIME_SLICING ->
             actions.add(
                 new SharingAction.SetTimeSlice(
                     device.uuid(), device.device(), TimeSliceInterval.Default));
-        case "MPS" ->
+        case MPS ->
             actions.add(
                 new SharingAction.StopMps(device.uuid(), device.device(), wholeGpu(device)));
-        default -> {}
+        case EXCLUSIVE -> {}
       }
     }
     return List.copyOf(actions);
@@ -120,7 +121,7 @@ public final class SharingPlanner {
   public List<SharingAction.EnsureMps> daemonsOf(ClaimEntry entry) {
     Map<String, SharingAction.EnsureMps> byUuid = new LinkedHashMap<>();
     for (PreparedDevice device : entry.devices()) {
-      if ("MPS".equals(device.sharing()) && !device.adminAccess()) {
+      if (device.sharing() == SharingStrategy.MPS && !device.adminAccess()) {
         byUuid.putIfAbsent(
             device.uuid(),
             new SharingAction.EnsureMps(device.uuid(), device.device(), wholeGpu(device)));
@@ -151,10 +152,10 @@ public final class SharingPlanner {
   }
 
   private static void refuseOtherStrategies(
-      ClaimRef ref, PlannedDevice device, List<Holder> others, String strategy)
+      ClaimRef ref, PlannedDevice device, List<Holder> others, SharingStrategy strategy)
       throws PrepareException {
     for (Holder other : others) {
-      if (!strategy.equals(other.device().sharing())) {
+      if (strategy != other.device().sharing()) {
         throw new PrepareException(
             "claim %s asks for %s on %s (%s), but claim %s holds it with %s"
                 .formatted(

@@ -3,6 +3,7 @@ package dev.tessera.plugin.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimState;
 import dev.tessera.plugin.claim.PreparedClaims;
@@ -24,7 +25,7 @@ class CheckpointTest {
           "gpu-0",
           List.of("k8s.gpu.tessera.dev/claim=u-gpu-0"),
           "GPU-0",
-          "Exclusive",
+          SharingStrategy.EXCLUSIVE,
           null);
 
   @Test
@@ -92,7 +93,7 @@ class CheckpointTest {
             "gpu-0",
             List.of("k8s.gpu.tessera.dev/claim=a-gpu-0"),
             "GPU-0",
-            "Exclusive",
+            SharingStrategy.EXCLUSIVE,
             null,
             null,
             true);

@@ -9,6 +9,7 @@ import static dev.tessera.plugin.it.PluginHarness.DRIVER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
@@ -294,7 +295,13 @@ class KubeletContractIT {
     plugin.stop();
     var held =
         new PreparedDevice(
-            List.of("gpu"), "node-a", "gpu-2", List.of("x"), "GPU-x", "Exclusive", null);
+            List.of("gpu"),
+            "node-a",
+            "gpu-2",
+            List.of("x"),
+            "GPU-x",
+            SharingStrategy.EXCLUSIVE,
+            null);
     new CheckpointStore(plugin.checkpointFile(), json)
         .save(
             PreparedClaims.empty("boot-1")

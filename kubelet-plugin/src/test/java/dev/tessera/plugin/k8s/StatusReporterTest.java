@@ -2,6 +2,7 @@ package dev.tessera.plugin.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.PreparedDevice;
 import java.time.Duration;
@@ -16,7 +17,13 @@ class StatusReporterTest {
   private final List<PreparedDevice> gpu0 =
       List.of(
           new PreparedDevice(
-              List.of("gpu"), "n", "gpu-0", List.of("x"), "GPU-0", "Exclusive", null));
+              List.of("gpu"),
+              "n",
+              "gpu-0",
+              List.of("x"),
+              "GPU-0",
+              SharingStrategy.EXCLUSIVE,
+              null));
 
   private StatusReporter reporter(Duration delay) {
     return new StatusReporter(

@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.config.Sharing;
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.api.inventory.MigProfile;
@@ -72,7 +73,7 @@ class AdminAccessPlannerTest {
             device,
             List.of("x"),
             uuid,
-            sharing,
+            SharingStrategy.ofConfigName(sharing).orElseThrow(),
             null,
             SharingSettings.NONE,
             adm);

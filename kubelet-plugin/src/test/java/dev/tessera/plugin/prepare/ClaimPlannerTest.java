@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.config.Sharing;
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.ClaimState;
@@ -131,7 +132,7 @@ class ClaimPlannerTest {
                 config("FromClass", List.of(), gpuConfig("TimeSlicing"))));
     var planned = plan(claim);
     assertThat(planned)
-        .extracting(d -> d.config().sharing().strategy())
+        .extracting(d -> d.config().sharing().strategy().configName())
         .containsExactly("MPS", "TimeSlicing");
   }
 
@@ -147,7 +148,7 @@ class ClaimPlannerTest {
         .singleElement()
         .satisfies(
             d -> {
-              assertThat(d.config().sharing().strategy()).isEqualTo("TimeSlicing");
+              assertThat(d.config().sharing().strategy().configName()).isEqualTo("TimeSlicing");
               assertThat(d.baseRequest()).isEqualTo("gpu");
             });
   }
@@ -174,7 +175,13 @@ class ClaimPlannerTest {
   void aDeviceHeldByAnotherClaimIsRefusedUnlessBothShareItAlike() throws Exception {
     var held =
         new PreparedDevice(
-            List.of("gpu"), NODE, "gpu-0", List.of("x"), "GPU-00000000", "TimeSlicing", null);
+            List.of("gpu"),
+            NODE,
+            "gpu-0",
+            List.of("x"),
+            "GPU-00000000",
+            SharingStrategy.TIME_SLICING,
+            null);
     var checkpoint =
         empty.with(
             "uid-0", new ClaimEntry(ClaimState.PrepareCompleted, "default", "c0", List.of(held)));

@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.cdi.CdiSpec;
@@ -189,7 +190,13 @@ class DeviceStateTest {
   void aClaimStartedBeforeACrashIsRolledBackAndRedone() throws Exception {
     var stale =
         new PreparedDevice(
-            List.of("gpu"), NODE, "gpu-1", List.of("x"), "GPU-00000001", "Exclusive", null);
+            List.of("gpu"),
+            NODE,
+            "gpu-1",
+            List.of("x"),
+            "GPU-00000001",
+            SharingStrategy.EXCLUSIVE,
+            null);
     store.save(
         PreparedClaims.empty("b1")
             .with(

@@ -9,6 +9,7 @@ import dev.tessera.api.DeviceName;
 import dev.tessera.api.config.DeviceConfig;
 import dev.tessera.api.config.Sharing;
 import dev.tessera.api.config.Sharing.TimeSliceInterval;
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimRef;
@@ -276,7 +277,7 @@ class SharingPlannerTest {
             "gpu-0",
             List.of("k8s.gpu.tessera.dev/claim=uid-" + name + "-gpu-0"),
             "GPU-00000000",
-            "Exclusive",
+            SharingStrategy.EXCLUSIVE,
             null,
             SharingSettings.NONE,
             true);
