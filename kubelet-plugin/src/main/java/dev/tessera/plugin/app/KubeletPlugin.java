@@ -10,7 +10,7 @@ import dev.tessera.plugin.kubelet.DraV1Service;
 import dev.tessera.plugin.kubelet.DraV1beta1Service;
 import dev.tessera.plugin.kubelet.RegistrationService;
 import dev.tessera.plugin.kubelet.UnixSocketServer;
-import dev.tessera.plugin.prepare.DeviceState;
+import dev.tessera.plugin.prepare.StartupRecovery;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.context.event.StartupEvent;
@@ -34,7 +34,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletPlugin.class);
 
   private final KubeletSockets sockets;
-  private final DeviceState state;
+  private final StartupRecovery recovery;
   private final ClaimBatch batch;
   private final RegistrationService registration;
   private final Supplier<NodeInventory> inventory;
@@ -47,7 +47,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
 
   public KubeletPlugin(
       KubeletSockets sockets,
-      DeviceState state,
+      StartupRecovery recovery,
       ClaimBatch batch,
       FatalErrors fatalErrors,
       Supplier<NodeInventory> inventory,
@@ -56,7 +56,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
       HealthMonitor health,
       DraHealthService healthService) {
     this.sockets = sockets;
-    this.state = state;
+    this.recovery = recovery;
     this.batch = batch;
     this.inventory = inventory;
     this.gpuNode = gpuNode;
@@ -77,7 +77,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   @Override
   public void onApplicationEvent(StartupEvent event) {
     try {
-      state.recover();
+      recovery.recover();
       draServer =
           UnixSocketServer.start(
               sockets.draSocket(),

@@ -24,9 +24,13 @@ import dev.tessera.plugin.mig.MigPlanner;
 import dev.tessera.plugin.mig.NvmlMigHardware;
 import dev.tessera.plugin.nvml.Nvml;
 import dev.tessera.plugin.prepare.ClaimPlanner;
+import dev.tessera.plugin.prepare.ClaimRollback;
 import dev.tessera.plugin.prepare.ConfigResolver;
 import dev.tessera.plugin.prepare.DeviceEditsResolver;
 import dev.tessera.plugin.prepare.DeviceState;
+import dev.tessera.plugin.prepare.NodeClaims;
+import dev.tessera.plugin.prepare.NodeLock;
+import dev.tessera.plugin.prepare.StartupRecovery;
 import dev.tessera.plugin.sharing.DriverTools;
 import dev.tessera.plugin.sharing.MpsDaemons;
 import dev.tessera.plugin.sharing.MpsPaths;
@@ -141,17 +145,64 @@ public class PluginFactory {
   }
 
   @Singleton
+  NodeClaims nodeClaims(PluginConfig config, JsonMapper json) {
+    var store = new CheckpointStore(config.checkpointFile(), json);
+    return new NodeClaims(
+        store, NodeLock.beside(store.file()), BootId.read(Path.of(config.bootIdFile())));
+  }
+
+  @Singleton
+  CdiSpecWriter cdiSpecWriter(PluginConfig config, JsonMapper json) {
+    return new CdiSpecWriter(Path.of(config.cdiDir()), config.driverName(), json);
+  }
+
+  @Singleton
+  SharingPlanner sharingPlanner() {
+    return new SharingPlanner();
+  }
+
+  @Singleton
+  DynamicMig dynamicMig(Nvml nvml, Supplier<NodeInventory> inventory) {
+    return new DynamicMig(new MigPlanner(), new NvmlMigHardware(nvml), inventory);
+  }
+
+  @Singleton
+  ClaimRollback claimRollback(
+      NodeClaims node,
+      CdiSpecWriter cdiWriter,
+      SharingPlanner sharingPlanner,
+      SharingEffects sharing,
+      DynamicMig mig) {
+    return new ClaimRollback(node, cdiWriter, sharingPlanner, sharing, mig);
+  }
+
+  @Singleton
+  StartupRecovery startupRecovery(
+      NodeClaims node,
+      ClaimRollback rollback,
+      CdiSpecWriter cdiWriter,
+      SharingPlanner sharingPlanner,
+      SharingEffects sharing,
+      DynamicMig mig,
+      RediscoverableInventory discovered) {
+    return new StartupRecovery(
+        node, rollback, cdiWriter, sharingPlanner, sharing, mig, discovered::rediscover);
+  }
+
+  @Singleton
   DeviceState deviceState(
       PluginConfig config,
       BeanProvider<KubernetesClient> client,
       ApiServerClaims claims,
       Supplier<NodeInventory> inventory,
-      RediscoverableInventory discovered,
       CdiSpecBuilder cdiBuilder,
       NodePaths paths,
+      CdiSpecWriter cdiWriter,
+      SharingPlanner sharingPlanner,
       SharingEffects sharing,
-      Nvml nvml,
-      JsonMapper json) {
+      DynamicMig mig,
+      NodeClaims node,
+      ClaimRollback rollback) {
     var resolver =
         new ConfigResolver(
             config.driverName(),
@@ -169,13 +220,12 @@ public class PluginFactory {
         inventory,
         cdiBuilder,
         new DeviceEditsResolver(paths, sharing.mpsPaths()),
-        new CdiSpecWriter(Path.of(config.cdiDir()), config.driverName(), json),
-        new CheckpointStore(config.checkpointFile(), json),
-        new SharingPlanner(),
+        cdiWriter,
+        sharingPlanner,
         sharing,
-        new DynamicMig(new MigPlanner(), new NvmlMigHardware(nvml), inventory),
-        BootId.read(Path.of(config.bootIdFile())),
-        discovered::rediscover);
+        mig,
+        node,
+        rollback);
   }
 
   @Singleton

@@ -9,6 +9,7 @@ import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.ClaimState;
 import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.MigTarget;
 import dev.tessera.plugin.claim.PlannedDevice;
 import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedClaims;
@@ -85,14 +86,8 @@ public final class DynamicMig {
     devices = asTheyAre(ref, devices);
     Map<String, MigTarget> targets = new LinkedHashMap<>();
     for (PlannedDevice device : devices) {
-      if (device.name() instanceof DeviceName.Mig name && !device.adminAccess()) {
-        MigTarget target =
-            MigTarget.resolve(device.gpu(), name)
-                .orElseThrow(
-                    () ->
-                        new PrepareException(
-                            "claim " + ref + ": device " + name.value() + " is not on this node"));
-        targets.putIfAbsent(name.value(), target);
+      if (device.name() instanceof DeviceName.Mig && !device.adminAccess()) {
+        targets.putIfAbsent(device.name().value(), target(ref, device));
       }
     }
     if (targets.isEmpty()) {
@@ -141,16 +136,11 @@ public final class DynamicMig {
     Map<String, GpuMigState> states = new LinkedHashMap<>();
     var resolved = new ArrayList<PlannedDevice>();
     for (PlannedDevice device : devices) {
-      if (!(device.name() instanceof DeviceName.Mig name) || !device.adminAccess()) {
+      if (!(device.name() instanceof DeviceName.Mig) || !device.adminAccess()) {
         resolved.add(device);
         continue;
       }
-      MigTarget target =
-          MigTarget.resolve(device.gpu(), name)
-              .orElseThrow(
-                  () ->
-                      new PrepareException(
-                          "claim " + ref + ": device " + name.value() + " is not on this node"));
+      MigTarget target = target(ref, device);
       GpuMigState state = states.get(target.gpuUuid());
       if (state == null) {
         state = hardware.read(target.gpuUuid());
@@ -159,6 +149,15 @@ public final class DynamicMig {
       resolved.add(device.withMigDevice(MigPlanner.existing(target, state).orElse(null)));
     }
     return resolved;
+  }
+
+  /** The MIG device the claim planner resolved the name to. */
+  private static MigTarget target(ClaimRef ref, PlannedDevice device) throws PrepareException {
+    if (device.migTarget() == null) {
+      throw new PrepareException(
+          "claim " + ref + ": device " + device.name().value() + " is not on this node");
+    }
+    return device.migTarget();
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.MigTarget;
 import dev.tessera.plugin.claim.PrepareException;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -3,6 +3,7 @@ package dev.tessera.plugin.mig;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.MigTarget;
 import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.discovery.NvmlNames;
 import dev.tessera.plugin.nvml.ComputeInstanceProfileInfo;

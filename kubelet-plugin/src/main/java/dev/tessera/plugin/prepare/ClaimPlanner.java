@@ -13,11 +13,11 @@ import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.MigTarget;
 import dev.tessera.plugin.claim.PlannedDevice;
 import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.claim.PreparedDevice;
-import dev.tessera.plugin.mig.MigTarget;
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
@@ -164,12 +164,12 @@ public final class ClaimPlanner {
             inventory
                 .gpuByMinor(migName.parentMinor())
                 .orElseThrow(() -> new PrepareException(missing));
-        if (MigTarget.resolve(gpu, migName).isEmpty()) {
-          throw new PrepareException(missing);
-        }
+        // Resolved once here; DynamicMig makes or finds the device from it.
+        MigTarget target =
+            MigTarget.resolve(gpu, migName).orElseThrow(() -> new PrepareException(missing));
         // Null when it does not exist yet (mig-dynamic): prepare creates it, unless the claim has
         // admin access (then it is handed over as it is, see DynamicMig).
-        MigDevice mig = findMig(gpu, migName).orElse(null);
+        MigDevice mig = MigTarget.existing(gpu, migName).orElse(null);
         DeviceConfig config =
             admin
                 ? adminConfig(ref, scoped, result.getRequest(), true)
@@ -182,7 +182,8 @@ public final class ClaimPlanner {
             mig,
             config,
             result.getShareID(),
-            admin);
+            admin,
+            target);
       }
     };
   }
@@ -204,13 +205,6 @@ public final class ClaimPlanner {
       }
     }
     return mig ? MigDeviceConfig.defaults() : GpuConfig.defaults();
-  }
-
-  private static Optional<MigDevice> findMig(Gpu gpu, DeviceName.Mig name) {
-    return gpu.migDevices().stream()
-        .filter(m -> m.placement().start() == name.placementStart())
-        .filter(m -> DeviceName.profileLabel(m.profile()).equals(name.profile()))
-        .findFirst();
   }
 
   /**

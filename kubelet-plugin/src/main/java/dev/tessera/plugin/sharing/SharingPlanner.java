@@ -28,7 +28,11 @@ import java.util.Map;
 public final class SharingPlanner {
   private static final int ALL_THREADS = 100;
 
-  /** The actions that set up the claim's devices, or why the claim cannot have them. */
+  /**
+   * The actions that set up the claim's devices, or why the claim cannot have them. Devices are
+   * told apart by name, so the plan is made once, before any MIG device of the claim exists; an
+   * action on a MIG device still to be made carries its UUID only once {@link #forMade} gives it.
+   */
   public List<SharingAction> prepare(
       ClaimRef ref, List<PlannedDevice> plan, PreparedClaims checkpoint) throws PrepareException {
     refuseSeveralMpsDevices(ref, plan);
@@ -37,7 +41,7 @@ public final class SharingPlanner {
       if (device.adminAccess()) {
         continue;
       }
-      List<Holder> others = holders(checkpoint, ref.uid(), device.uuid());
+      List<Holder> others = holders(checkpoint, ref.uid(), device.pool(), device.name().value());
       switch (device.config().sharing()) {
         case Sharing.Exclusive e -> {}
         case Sharing.TimeSlicing t -> {
@@ -61,11 +65,23 @@ public final class SharingPlanner {
           checkLimits(ref, device, m, others);
           actions.add(
               new SharingAction.EnsureMps(
-                  device.uuid(), device.name().value(), device.migDevice() == null));
+                  device.uuid(), device.name().value(), device.name() instanceof DeviceName.Gpu));
         }
       }
     }
     return List.copyOf(actions);
+  }
+
+  /**
+   * The planned actions for the devices as made: each action names its device, and takes the
+   * device's UUID from {@code made} (a MIG device planned before it existed has one only now).
+   */
+  public List<SharingAction> forMade(List<SharingAction> planned, List<PlannedDevice> made) {
+    Map<String, String> uuids = new LinkedHashMap<>();
+    made.forEach(d -> uuids.putIfAbsent(d.name().value(), d.uuid()));
+    return planned.stream()
+        .map(a -> uuids.containsKey(a.device()) ? a.withUuid(uuids.get(a.device())) : a)
+        .toList();
   }
 
   /**
@@ -80,12 +96,12 @@ public final class SharingPlanner {
       return List.of();
     }
     var actions = new ArrayList<SharingAction>();
-    Map<String, PreparedDevice> byUuid = new LinkedHashMap<>();
+    Map<String, PreparedDevice> byName = new LinkedHashMap<>();
     entry.devices().stream()
         .filter(d -> !d.adminAccess())
-        .forEach(d -> byUuid.putIfAbsent(d.uuid(), d));
-    for (PreparedDevice device : byUuid.values()) {
-      if (!holders(checkpoint, claimUid, device.uuid()).isEmpty()) {
+        .forEach(d -> byName.putIfAbsent(d.pool() + "/" + d.device(), d));
+    for (PreparedDevice device : byName.values()) {
+      if (!holders(checkpoint, claimUid, device.pool(), device.device()).isEmpty()) {
         continue;
       }
       switch (device.sharing()) {
@@ -184,7 +200,7 @@ public final class SharingPlanner {
           parts.append(", claim ").append(other).append(' ').append(Quantities.formatBytes(theirs));
         }
       }
-      long capacity = memoryBytes(device);
+      long capacity = device.memoryBytes();
       if (total > capacity) {
         throw new PrepareException(
             "claim %s: MPS pinned device memory limits on %s would add up to %s (%s), more than its %s"
@@ -215,28 +231,23 @@ public final class SharingPlanner {
     }
   }
 
-  private static long memoryBytes(PlannedDevice device) {
-    return device.migDevice() == null
-        ? device.gpu().memoryBytes()
-        : device.migDevice().memoryBytes();
-  }
-
   private static boolean wholeGpu(PreparedDevice device) {
     return DeviceName.parse(device.device()) instanceof DeviceName.Gpu;
   }
 
   /** A claim's device may be listed once per request it serves; its set-up is one. */
   private static List<PlannedDevice> distinct(List<PlannedDevice> plan) {
-    Map<String, PlannedDevice> byUuid = new LinkedHashMap<>();
-    plan.forEach(d -> byUuid.putIfAbsent(d.uuid(), d));
-    return List.copyOf(byUuid.values());
+    Map<String, PlannedDevice> byName = new LinkedHashMap<>();
+    plan.forEach(d -> byName.putIfAbsent(d.pool() + "/" + d.name().value(), d));
+    return List.copyOf(byName.values());
   }
 
   /**
-   * The devices with this UUID that claims other than {@code claimUid} hold; admin access holds
-   * nothing.
+   * The device of this pool and name as claims other than {@code claimUid} hold it; admin access
+   * holds nothing.
    */
-  private static List<Holder> holders(PreparedClaims checkpoint, String claimUid, String uuid) {
+  private static List<Holder> holders(
+      PreparedClaims checkpoint, String claimUid, String pool, String device) {
     var holders = new ArrayList<Holder>();
     checkpoint
         .claims()
@@ -246,7 +257,8 @@ public final class SharingPlanner {
                 return;
               }
               entry.devices().stream()
-                  .filter(d -> d.uuid().equals(uuid) && !d.adminAccess())
+                  .filter(
+                      d -> d.pool().equals(pool) && d.device().equals(device) && !d.adminAccess())
                   .findFirst()
                   .ifPresent(d -> holders.add(new Holder(uid, entry, d)));
             });

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.MigTarget;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -89,7 +89,10 @@ class DeviceStateTest {
     return new MpsPaths(root.resolve("data/mps"));
   }
 
-  private DeviceState state(String bootId) {
+  /** The plugin's prepare side and its start-up recovery, on one checkpoint and lock. */
+  private record Node(DeviceState state, StartupRecovery recovery) {}
+
+  private Node node(String bootId) {
     var tools = new DriverTools(root, runner);
     var paths = NodePaths.forDriverRoot(DriverRoot.at(root));
     var common =
@@ -97,22 +100,33 @@ class DeviceStateTest {
             List.of("NVIDIA_VISIBLE_DEVICES=void"),
             List.of(paths.deviceNode("/dev/nvidiactl")),
             List.of());
-    return new DeviceState(
-        claims,
-        new ClaimPlanner(
-            DRIVER,
-            NODE,
-            new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity())),
-        () -> inventory(2),
-        new CdiSpecBuilder(DRIVER, common),
-        new DeviceEditsResolver(paths, mpsPaths()),
-        cdi,
-        store,
-        new SharingPlanner(),
-        new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mpsPaths(), tools)),
-        new DynamicMig(new MigPlanner(), migs, () -> inventory(2)),
-        bootId,
-        () -> {});
+    var sharingPlanner = new SharingPlanner();
+    var sharing = new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mpsPaths(), tools));
+    var mig = new DynamicMig(new MigPlanner(), migs, () -> inventory(2));
+    var node = new NodeClaims(store, NodeLock.beside(store.file()), bootId);
+    var rollback = new ClaimRollback(node, cdi, sharingPlanner, sharing, mig);
+    var state =
+        new DeviceState(
+            claims,
+            new ClaimPlanner(
+                DRIVER,
+                NODE,
+                new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity())),
+            () -> inventory(2),
+            new CdiSpecBuilder(DRIVER, common),
+            new DeviceEditsResolver(paths, mpsPaths()),
+            cdi,
+            sharingPlanner,
+            sharing,
+            mig,
+            node,
+            rollback);
+    return new Node(
+        state, new StartupRecovery(node, rollback, cdi, sharingPlanner, sharing, mig, () -> {}));
+  }
+
+  private DeviceState state(String bootId) {
+    return node(bootId).state();
   }
 
   @Test
@@ -284,11 +298,11 @@ class DeviceStateTest {
   @Test
   void specsOfClaimsNobodyKnowsAreSweptAtStart() throws Exception {
     claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
-    var state = state("b1");
-    state.prepare(ref);
+    var node = node("b1");
+    node.state().prepare(ref);
     Files.writeString(cdi.specFile("uid-orphan"), "{}");
 
-    state.recover();
+    node.recovery().recover();
 
     assertThat(cdi.claimUidsWithSpecs()).containsExactly("uid-1");
   }
@@ -395,7 +409,7 @@ class DeviceStateTest {
     Files.writeString(
         mpsPaths().pidFile("GPU-leftover"), Long.toString(ProcessHandle.current().pid()));
 
-    state("b1").recover();
+    node("b1").recovery().recover();
 
     assertThat(runner.of("nvidia-cuda-mps-control")).containsExactly("-d", "| quit");
     assertThat(runner.calls)
@@ -436,7 +450,7 @@ class DeviceStateTest {
     store.save(done.with("uid-1", done.claims().get("uid-1").withState(ClaimState.PrepareStarted)));
     runner.calls.clear();
 
-    state("b1").recover();
+    node("b1").recovery().recover();
 
     assertThat(store.load("b1").claims()).containsOnlyKeys("uid-2");
     assertThat(cdi.specFile("uid-1")).doesNotExist();
