@@ -20,7 +20,7 @@ tessera_pick_jdk() {
 }
 
 # gcc and make build the NVML simulator; openssl makes the webhook tests' certificates; shellcheck checks the
-# hack/kind scripts (KindScriptsTest, which on CI fails without it); Go fetches NVIDIA's nvml.h for the simulator's
+# hack/kind scripts (KindScriptsIT, which on CI fails without it); Go fetches NVIDIA's nvml.h for the simulator's
 # ABI and symbol checks (hack/mock-nvml/nvml-h, from the Go module proxy). Installed with apt when missing and root.
 tessera_need_build_tools() {
   # busybox (static): hack/images and hack/jib-check put it into the plugin's image, for the driver tools that are
@@ -36,7 +36,7 @@ tessera_need_build_tools() {
       busybox-static $go_pkg >/dev/null
   elif command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null; then
     [ -z "$go_pkg" ] || echo "Go is missing: the NVML simulator's ABI and symbol checks need it to fetch nvml.h" >&2
-    command -v shellcheck >/dev/null || echo "shellcheck is missing: KindScriptsTest skips its shellcheck of hack/kind (fails on CI)" >&2
+    command -v shellcheck >/dev/null || echo "shellcheck is missing: KindScriptsIT skips its shellcheck of hack/kind (fails on CI)" >&2
   else
     echo "gcc, make (the NVML simulator) and openssl (the webhook tests) are needed" >&2; return 1
   fi

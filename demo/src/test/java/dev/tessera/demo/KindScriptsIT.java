@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * clear refusals without Docker, and that down removes what up made. One test runs the real kind on
  * up's config, as far as a Docker engine is needed.
  */
-class KindScriptsTest {
+class KindScriptsIT {
   private static final Path REPO = HelmChart.REPO;
   private static final Path UP = REPO.resolve("hack/kind/up");
   private static final Path DEMO = REPO.resolve("hack/kind/demo");
