@@ -1,5 +1,16 @@
-# Shared by the hack/ scripts: pick the newest JDK on the machine and make sure gcc/make exist.
+# Shared by the hack/ scripts: messages and errors, the root check, pick the newest JDK on the machine and make sure
+# gcc/make exist.
 # shellcheck shell=bash
+
+# say MESSAGE: a line of progress, with the time. die MESSAGE: the error on stderr, then exit 1. One style for
+# every script (hack/cluster/lib.sh and hack/kind/lib.sh source this).
+say() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
+die() { printf '[%s] ERROR: %s\n' "$(date +%T)" "$*" >&2; exit 1; }
+
+# need_root [MESSAGE]: dies unless running as root, with MESSAGE (default: "<script> needs root").
+need_root() {
+  [ "$(id -u)" = 0 ] || die "${1:-$(basename "$0") needs root}"
+}
 
 # The newest JDK under /usr/lib/jvm (by its major version), unless JAVA_HOME is already set to one.
 tessera_pick_jdk() {
