@@ -1,5 +1,5 @@
-# Shared by hack/kind/{up,demo,down}: settings, where the cluster's files live, and the tools (kind, kubectl,
-# Helm, Docker) found or built.
+# Shared by hack/kind/{up,demo,down,node-image}: settings, where the cluster's files live, and the tools (kind,
+# kubectl, Helm, the container engine) found or built.
 # shellcheck shell=bash disable=SC2034  # the variables are for the scripts that source this
 
 kind_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -11,11 +11,13 @@ repo=$(cd "$kind_dir/../.." && pwd)
 . "$repo/hack/lib.sh"
 
 # kind, built from the Go module proxy on first use into $cache/kind-<version>/bin/kind (as hack/helm builds Helm).
-KIND_VERSION=${TESSERA_KIND_VERSION:-0.33.0}
+KIND_VERSION=${TESSERA_KIND_VERSION:-$KIND_VERSION} # versions.env
 # The node image: Kubernetes 1.37.0, the newest 1.37 that kind v0.33.0 ships an image for (its release notes list
 # v1.37.0, v1.36.4, v1.35.8, v1.34.11, built for that release and pinned by digest, as kind asks; a kindest/node
 # tag alone may name an image built for another kind release). It is also kind v0.33.0's default.
 KIND_NODE_IMAGE=${TESSERA_KIND_IMAGE:-kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5}
+# Where no registry answers, Tessera's node image of the same Kubernetes version, built offline (node-image).
+KIND_OFFLINE_IMAGE=localhost/tessera/kind-node:v$KIND_KUBERNETES_VERSION
 CLUSTER=${TESSERA_KIND_CLUSTER:-tessera}
 NODE=$CLUSTER-control-plane      # kind's name for the one node (the control plane runs pods too)
 CONTEXT=kind-$CLUSTER            # the kubeconfig context kind writes
@@ -23,21 +25,67 @@ cache=${TESSERA_CACHE:-$HOME/.cache/tessera}
 # What up made besides the cluster: the kind config, the images, the simulated driver root (mounted into the
 # node at the same path), the mode. down removes it whole.
 KIND_STATE=${TESSERA_KIND_DIR:-$cache/kind-clusters/$CLUSTER}
-DRIVER_ROOT=$KIND_STATE/driver-root
+# The simulated driver roots, mounted into the node at the same paths: the plugin's (4 x H100), and one for the
+# static MIG scenario (2 x H100, GPU 1 in MIG mode with a 3g.40gb device an admin made), which demo moves it to.
+DRIVER_ROOTS=$KIND_STATE/driver-roots
+DRIVER_ROOT=$DRIVER_ROOTS/h100x4
+MIG_DRIVER_ROOT=$DRIVER_ROOTS/h100x2-mig
+# kind writes the cluster's kubeconfig here, not into ~/.kube/config: down leaves no entry behind.
+KUBECONFIG_FILE=$KIND_STATE/kubeconfig
 HELM=${TESSERA_HELM:-$repo/hack/helm}
 RELEASE=tessera
 NAMESPACE=tessera-system
 DRIVER=gpu.tessera.dev
 
-# Docker runs kind's nodes: without a reachable engine nothing here can work, so say so first.
-need_docker() {
-  command -v docker >/dev/null \
-    || die "no docker command: kind runs its nodes as Docker containers (without Docker: the local cluster, hack/cluster/README.md)"
-  local err
-  if ! err=$(docker info 2>&1 >/dev/null); then
-    die "the Docker engine is not reachable (docker info: $(printf '%s' "$err" | grep -v '^[[:space:]]*$' | tail -n 1))"
+# The engine kind runs its nodes on, in $ENGINE: Docker's daemon, or podman. They are told apart by the server's
+# identity, not by which CLI is installed: a docker CLI may be there with no daemon (as on CI's machines), and
+# podman's API socket speaks Docker's API, so a docker CLI pointed at it (DOCKER_HOST) is talking to podman.
+# TESSERA_KIND_ENGINE=docker|podman chooses. Without a Docker daemon, podman (installed with apt when root and
+# missing: what CI's machines run). kind is told with KIND_EXPERIMENTAL_PROVIDER.
+kind_engine() {
+  if [ -n "${TESSERA_KIND_ENGINE:-}" ]; then
+    ENGINE=$TESSERA_KIND_ENGINE
+  elif docker_answers; then
+    if docker version --format '{{range .Server.Components}}{{.Name}};{{end}}' 2>/dev/null | grep -q Podman; then
+      ENGINE=podman
+    else
+      ENGINE=docker
+    fi
+  elif command -v podman >/dev/null || { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; }; then
+    ENGINE=podman
+  else
+    ENGINE=docker # to say below why it cannot be used
   fi
+  case "$ENGINE" in
+    docker)
+      export KIND_EXPERIMENTAL_PROVIDER=docker # not kind's own guess, which may take a podman it finds
+      command -v docker >/dev/null \
+        || die "no container engine: kind runs its nodes as containers of Docker or podman, and neither is here (without one: the local cluster, hack/cluster/README.md)"
+      docker_answers \
+        || die "the Docker engine is not reachable (docker info: $(docker info 2>&1 >/dev/null | grep -v '^[[:space:]]*$' | tail -n 1)), and there is no podman"
+      ;;
+    podman)
+      export KIND_EXPERIMENTAL_PROVIDER=podman
+      command -v podman >/dev/null || apt_install podman netavark aardvark-dns runc nftables
+      podman version >/dev/null || die "podman does not answer (podman version)"
+      ;;
+    *) die "TESSERA_KIND_ENGINE must be docker or podman, not '$ENGINE'" ;;
+  esac
 }
+
+# docker_answers: a docker CLI whose server (Docker's daemon, or podman's API socket) answers.
+docker_answers() { command -v docker >/dev/null && docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
+
+# apt_install PACKAGE...: Debian packages, as root.
+apt_install() {
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then die "missing (install them): $*"; fi
+  say "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# engine ARGS: the engine's CLI (docker or podman).
+engine() { "$ENGINE" "$@"; }
 
 # The kind binary: $TESSERA_KIND_BIN, or the cached build of $KIND_VERSION, built now when missing.
 kind_bin() {
@@ -64,7 +112,7 @@ kubectl_bin() {
 }
 
 # kube ARGS: kubectl against the kind cluster's context.
-kube() { "$KUBECTL" --context "$CONTEXT" "$@"; }
+kube() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" --context "$CONTEXT" "$@"; }
 
 # The driver's ResourceSlices on the node: a field of each device, space-separated (jsonpath).
 slice_field() {

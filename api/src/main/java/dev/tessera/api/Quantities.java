@@ -1,6 +1,7 @@
 package dev.tessera.api;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -8,9 +9,15 @@ import java.util.regex.Pattern;
 
 /** Kubernetes resource quantities ({@code 10Gi}, {@code 1.5G}, {@code 512M}, {@code 1e9}). */
 public final class Quantities {
+  // Possessive: a long run of digits that does not match fails in linear time, not quadratic.
   private static final Pattern QUANTITY =
       Pattern.compile(
-          "([+-]?(?:\\d+\\.?\\d*|\\.\\d+))(?:([eE][+-]?\\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?)");
+          "([+-]?(?:\\d++(?:\\.\\d*+)?|\\.\\d++))"
+              + "(?:([eE][+-]?\\d++)|(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?)");
+
+  /** The most digits a long has before the point. */
+  private static final int LONG_DIGITS = 19;
+
   private static final Map<String, BigDecimal> SUFFIXES =
       Map.ofEntries(
           Map.entry("Ki", BigDecimal.valueOf(1L << 10)),
@@ -39,12 +46,28 @@ public final class Quantities {
     if (!m.matches()) {
       throw new IllegalArgumentException("not a quantity: \"" + text + "\"");
     }
-    BigDecimal value = new BigDecimal(m.group(1));
+    BigDecimal mantissa = new BigDecimal(m.group(1));
+    BigInteger exponent = BigInteger.ZERO;
     if (m.group(2) != null) {
-      value = value.scaleByPowerOfTen(Integer.parseInt(m.group(2).substring(1)));
+      exponent = new BigInteger(m.group(2).substring(1));
     } else if (m.group(3) != null) {
-      value = value.multiply(SUFFIXES.get(m.group(3)));
+      mantissa = mantissa.multiply(SUFFIXES.get(m.group(3)));
     }
+    if (mantissa.signum() == 0) {
+      return 0;
+    }
+    // The digits before the point (zero or less: the value is below 1), worked out before the value
+    // is: 1e999999999 would otherwise be built digit by digit, and 1e-2147483648 overflow the
+    // scale.
+    BigInteger digits =
+        BigInteger.valueOf((long) mantissa.precision() - mantissa.scale()).add(exponent);
+    if (digits.compareTo(BigInteger.valueOf(LONG_DIGITS)) > 0) {
+      throw new IllegalArgumentException("quantity out of range: \"" + text + "\"");
+    }
+    if (digits.signum() <= 0) {
+      return mantissa.signum() > 0 ? 1 : 0;
+    }
+    BigDecimal value = mantissa.scaleByPowerOfTen(exponent.intValueExact());
     try {
       return value.setScale(0, RoundingMode.CEILING).longValueExact();
     } catch (ArithmeticException e) {

@@ -4,23 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.tessera.controller.admission.SelfSignedCert;
-import dev.tessera.controller.admission.WebhookServer;
-import dev.tessera.controller.render.Offering;
-import dev.tessera.demo.TesseraDeployment.Kind;
 import dev.tessera.demo.report.Scenario;
-import dev.tessera.plugin.it.TestFiles;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,82 +18,20 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Scenario 7 on the real cluster: the API server calls the controller's webhook, bad Tessera
- * configs are refused naming the field, a good claim is admitted and its pod runs. Installed with
- * Helm, the webhook is the chart's (its certificate, the controller pod); with host processes, the
- * shipped deploy/manifests/admission-webhook.yaml pointed at {@code https://127.0.0.1:<port>} with
- * the test's certificate as the caBundle.
+ * configs are refused naming the field, a good claim is admitted and its pod runs. The webhook is
+ * the chart's or the shipped manifest's ({@link TesseraWithWebhook}).
  */
 @ExtendWith(TesseraLogsOnFailure.class)
 class AdmissionE2E {
   private static final String SCENARIO = "07-invalid-config-rejected";
   private static final String DENIED = "denied the request";
-  private static Path dir;
+  private static TesseraWithWebhook withWebhook;
   private static TesseraOnNode tessera;
-  private static ValidatingWebhookConfiguration webhook;
 
   @BeforeAll
   static void start() throws Exception {
-    Cluster cluster = Clusters.require();
-    dir = Files.createTempDirectory("tessera-webhook-e2e");
-    if (Kind.chosen() == Kind.HELM) {
-      // The chart's webhook: its own certificate, served by the controller pod.
-      tessera =
-          TesseraOnNode.start(
-              cluster, Kind.HELM, "H100-SXM5-80GB", 2, Offering.EXCLUSIVE, Map.of());
-      return;
-    }
-    var cert = SelfSignedCert.create(dir);
-    int port = freePort();
-    tessera =
-        TesseraOnNode.start(
-            cluster,
-            Kind.HOST,
-            "H100-SXM5-80GB",
-            2,
-            Offering.EXCLUSIVE,
-            Map.of(
-                "TESSERA_CONTROLLER_WEBHOOK_CERT_FILE", cert.certFile().toString(),
-                "TESSERA_CONTROLLER_WEBHOOK_KEY_FILE", cert.keyFile().toString(),
-                "TESSERA_CONTROLLER_WEBHOOK_PORT", Integer.toString(port)));
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                Files.readString(tessera.processes().controller().log())
-                    .contains("admission webhook serving"));
-    webhook = register(port, cert.caBundle());
-  }
-
-  /** The shipped webhook configuration, pointed at the controller on this host. */
-  private static ValidatingWebhookConfiguration register(int port, String caBundle)
-      throws IOException {
-    List<HasMetadata> items;
-    try (var in =
-        Files.newInputStream(TesseraOnNode.repoFile("deploy/manifests/admission-webhook.yaml"))) {
-      items = tessera.client().load(in).items();
-    }
-    var config =
-        items.stream()
-            .filter(ValidatingWebhookConfiguration.class::isInstance)
-            .map(ValidatingWebhookConfiguration.class::cast)
-            .findFirst()
-            .orElseThrow();
-    config
-        .getWebhooks()
-        .forEach(
-            w ->
-                w.setClientConfig(
-                    new WebhookClientConfigBuilder()
-                        .withUrl("https://127.0.0.1:" + port + WebhookServer.VALIDATE)
-                        .withCaBundle(caBundle)
-                        .build()));
-    return tessera.client().resource(config).forceConflicts().serverSideApply();
-  }
-
-  private static int freePort() throws IOException {
-    try (var socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    withWebhook = TesseraWithWebhook.start(Clusters.require());
+    tessera = withWebhook.tessera();
   }
 
   @AfterEach
@@ -114,17 +41,8 @@ class AdmissionE2E {
 
   @AfterAll
   static void stop() throws Exception {
-    try {
-      if (webhook != null) {
-        tessera.client().resource(webhook).delete();
-      }
-      if (tessera != null) {
-        tessera.close();
-      }
-    } finally {
-      if (dir != null) {
-        TestFiles.deleteTree(dir);
-      }
+    if (withWebhook != null) {
+      withWebhook.close();
     }
   }
 

@@ -6,13 +6,14 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * A cluster the end-to-end tests run on: the local cluster from upstream binaries ({@link
- * LocalBinaryCluster}), whose one node Tessera runs on as host processes, or kind through
- * Testcontainers ({@link KindCluster}) where a Docker engine exists, for the tests that need only
- * the API server. {@link Clusters} picks one.
+ * LocalBinaryCluster}), whose one node Tessera runs on with its Helm chart or as host processes, or
+ * kind through Testcontainers ({@link KindCluster}) on Docker or podman, where it runs with its
+ * chart. {@link Clusters} picks one.
  */
 interface Cluster {
 
@@ -37,6 +38,22 @@ interface Cluster {
    * is called at this address).
    */
   String hostNetworkAddress();
+
+  /**
+   * A new directory for one test's files (its simulated driver root): where the node sees it at the
+   * same path.
+   */
+  default Path newWorkDir() throws IOException {
+    return Files.createTempDirectory("tessera-e2e");
+  }
+
+  /**
+   * The command that installs Tessera's Helm chart here on {@code driverRoot}, from the image
+   * archives in {@code images}, with {@code helmArgs} after its own values; it waits until the
+   * node's GPUs are published.
+   */
+  ProcessBuilder installCommand(Path driverRoot, Path images, List<String> helmArgs)
+      throws IOException, InterruptedException;
 
   /** A client with the cluster's admin kubeconfig; the caller closes it. */
   default KubernetesClient adminClient() throws IOException {

@@ -46,6 +46,11 @@ class ClusterChoiceTest {
       public String hostNetworkAddress() {
         return "192.0.2.1";
       }
+
+      @Override
+      public ProcessBuilder installCommand(Path driverRoot, Path images, List<String> helmArgs) {
+        return new ProcessBuilder("true");
+      }
     };
   }
 
@@ -78,11 +83,11 @@ class ClusterChoiceTest {
   }
 
   @Test
-  void kindIsUnavailableWithoutADockerEngineAndSaysSo() {
+  void kindIsUnavailableWithoutAContainerEngineAndSaysSo() {
     Assumptions.assumeFalse(
         DockerClientFactory.instance().isDockerAvailable(), "a Docker engine exists here");
 
     assertThat(new KindCluster().unavailableReason())
-        .hasValueSatisfying(r -> assertThat(r).contains("no Docker engine"));
+        .hasValueSatisfying(r -> assertThat(r).contains("no container engine"));
   }
 }

@@ -6,23 +6,44 @@ import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * Picks the cluster to run on ({@link ClusterChoice}). Where none is available the tests are
- * skipped with the reasons — except on CI ({@code CI=true}), where a missing cluster is a failure.
+ * Picks the cluster to run on ({@link ClusterChoice}): the local cluster, or kind through
+ * Testcontainers when asked ({@code -Dtessera.e2e.cluster=kind} or {@code
+ * TESSERA_E2E_CLUSTER=kind}: what {@code hack/test-kind} runs the scenario tests on). Where none is
+ * available the tests are skipped with the reasons — except on CI ({@code CI=true}), where a
+ * missing cluster is a failure.
  */
 final class Clusters {
+  // One kind node per test JVM, as there is one local cluster per machine: started on first use.
+  private static final KindCluster KIND = new KindCluster();
+
   private Clusters() {}
 
-  /** A cluster with a node Tessera can run on as host processes: the local cluster. */
+  /** The cluster the scenario tests run Tessera on (its chart, or host processes). */
   static Cluster require() {
-    return decide(List.of(LocalBinaryCluster.fromEnvironment()));
+    return decide(List.of(kindAsked() ? KIND : LocalBinaryCluster.fromEnvironment()));
   }
 
   /**
-   * A cluster for tests that need only the API server (and scheduler): the local cluster, else kind
-   * through Testcontainers where Docker exists.
+   * A cluster for tests that need only the API server (and scheduler): the one asked for, else the
+   * local cluster, else kind through Testcontainers where an engine answers.
    */
   static Cluster requireApiServer() {
-    return decide(List.of(LocalBinaryCluster.fromEnvironment(), new KindCluster()));
+    return decide(
+        kindAsked() ? List.of(KIND) : List.of(LocalBinaryCluster.fromEnvironment(), KIND));
+  }
+
+  private static boolean kindAsked() {
+    String asked = System.getProperty("tessera.e2e.cluster", "");
+    if (asked.isBlank()) {
+      asked = System.getenv().getOrDefault("TESSERA_E2E_CLUSTER", "");
+    }
+    return switch (asked.strip()) {
+      case "", "local" -> false;
+      case "kind" -> true;
+      default ->
+          throw new IllegalArgumentException(
+              "tessera.e2e.cluster must be local or kind, not \"" + asked + "\"");
+    };
   }
 
   private static Cluster decide(List<Cluster> candidates) {

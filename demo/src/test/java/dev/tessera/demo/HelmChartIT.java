@@ -10,9 +10,7 @@ import static dev.tessera.demo.HelmChart.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.controller.admission.AdmissionReviews;
-import dev.tessera.controller.admission.ConfigAdmission;
 import dev.tessera.controller.admission.PemTls;
 import dev.tessera.controller.admission.WebhookServer;
 import dev.tessera.plugin.it.TestFiles;
@@ -261,9 +259,7 @@ class HelmChartIT {
           new WebhookServer(
               new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
               PemTls.serverContext(dir.resolve("tls.crt"), dir.resolve("tls.key")),
-              new AdmissionReviews(
-                  new ConfigAdmission("gpu.tessera.dev", new OpaqueConfigDecoder()),
-                  JsonMapper.builder().build()))) {
+              AdmissionReviews.of("gpu.tessera.dev", JsonMapper.builder().build()))) {
         server.start();
         // As the API server does: trust only the CA, and check the Service's DNS name.
         Process client =

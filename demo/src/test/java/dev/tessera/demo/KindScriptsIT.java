@@ -18,12 +18,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The kind scripts ({@code hack/kind/up}, {@code demo}, {@code down}) without Docker: stand-ins for
- * docker, kind, kubectl and Helm record what the scripts ask of them, and the test holds the
- * scripts to it — the kind config (CDI on, the simulated driver root mounted at its own path, or
- * the NVIDIA runtime's device mount for real GPUs), the images loaded, the Helm values for kind,
- * clear refusals without Docker, and that down removes what up made. One test runs the real kind on
- * up's config, as far as a Docker engine is needed.
+ * The kind scripts ({@code hack/kind/up}, {@code demo}, {@code down}) on Docker's path, without a
+ * Docker engine: stand-ins for docker, kind, kubectl and Helm record what the scripts ask of them,
+ * and the test holds the scripts to it — the kind config (CDI on, the simulated driver roots
+ * mounted at their own path, or the NVIDIA runtime's device mount for real GPUs), the images
+ * loaded, the Helm values for kind, clear refusals without an engine, and that down removes what up
+ * made. One test runs the real kind on up's config, as far as an engine is needed. The podman path
+ * runs for real in CI ({@code hack/test-kind}: up, demo --check and down on podman, the host
+ * checked unchanged after).
  */
 class KindScriptsIT {
   private static final Path REPO = HelmChart.REPO;
@@ -39,12 +41,16 @@ class KindScriptsIT {
   private static final String DOCKER =
       """
       case "$1" in
-        info)
+        info | version)
           if [ -n "${STANDIN_DOCKER_DOWN:-}" ]; then
             echo 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2
             exit 1
           fi
-          case "$*" in *DefaultRuntime*) echo "${STANDIN_DOCKER_RUNTIME:-runc}" ;; esac ;;
+          case "$*" in
+            *DefaultRuntime*) echo "${STANDIN_DOCKER_RUNTIME:-runc}" ;;
+            *Components*) echo "Engine;containerd;runc;docker-init;" ;;
+            *Server.Version*) echo 27.5.1 ;;
+          esac ;;
       esac
       """;
 
@@ -76,13 +82,18 @@ class KindScriptsIT {
             *gpu.tessera.dev/offering=*) o="$*"; echo "${o##*gpu.tessera.dev/offering=}" >"$STANDIN_STATE/offering" ;;
           esac ;;
         *" get resourceslices "*name}*)
-          if [ "$offering" = mig-dynamic ]; then echo gpu-0 gpu-0-mig-1g10gb-0; else echo gpu-0 gpu-1 gpu-2 gpu-3; fi ;;
+          case "$offering" in
+            mig-*) echo gpu-0 gpu-0-mig-1g10gb-0 ;;
+            *) echo gpu-0 gpu-1 gpu-2 gpu-3 ;;
+          esac ;;
         *" get resourceslices "*allowMultipleAllocations}*)
           if [ "$offering" = shared ]; then echo true true true true; fi ;;
-        *" apply "*)
+        *" get -f "*)
           for ((i = 1; i < $#; i++)); do [ "${!i}" = -f ] && { j=$((i + 1)); file=${!j}; }; done
-          awk '/^---/ {pod = 0} /^kind: Pod$/ {pod = 1} pod && /^  name: / {print "pod/" $2; pod = 0}' "$file" ;;
-        *" logs "*--prefix*) printf '[pod/%s/ctr] %s\\n' "$4" NVIDIA_VISIBLE_DEVICES=0 "$4" done ;;
+          awk '/^---/ {pod = 0} /^kind: Pod$/ {pod = 1} pod && /^  name: / {print "Pod/default/" $2; pod = 0}' "$file" ;;
+        *" logs "*--prefix*)
+          for ((i = 1; i < $#; i++)); do [ "${!i}" = logs ] && { j=$((i + 1)); pod=${!j}; }; done
+          printf '[pod/%s/ctr] %s\\n' "$pod" NVIDIA_VISIBLE_DEVICES=0 "$pod" done ;;
         *" logs "*) printf '%s\\n' NVIDIA_VISIBLE_DEVICES=0 done ;;
         *" get pod "*) echo Running ;;
       esac
@@ -113,6 +124,7 @@ class KindScriptsIT {
     env.put("TESSERA_KIND_BIN", standIns.add("kind", KIND).toString());
     env.put("TESSERA_HELM", standIns.bin().resolve("helm").toString());
     env.put("TESSERA_KIND_DIR", state.toString());
+    env.put("TESSERA_KIND_ENGINE", "docker");
     env.put("TESSERA_IMAGES", images.toString());
     for (int i = 0; i < more.length; i += 2) {
       env.put(more[i], more[i + 1]);
@@ -129,7 +141,8 @@ class KindScriptsIT {
       throws Exception {
     var result = up(env("TESSERA_KIND_GPUS", "simulated"));
     assertThat(result.exitCode()).as(result.errors()).isZero();
-    Path root = state.resolve("driver-root");
+    Path roots = state.resolve("driver-roots");
+    Path root = roots.resolve("h100x4");
 
     assertThat(standIns.calls("kind"))
         .containsSubsequence(
@@ -137,6 +150,8 @@ class KindScriptsIT {
                 + NODE_IMAGE
                 + " --config "
                 + state.resolve("kind-config.yaml")
+                + " --kubeconfig "
+                + state.resolve("kubeconfig")
                 + " --wait 5m",
             "kind load image-archive --name tessera " + state.resolve("images/busybox.oci.tar"),
             "kind load image-archive --name tessera " + state.resolve("images/controller.oci.tar"),
@@ -145,17 +160,22 @@ class KindScriptsIT {
     Map<String, Object> config = kindConfig();
     assertCdiEnabled(config);
     assertThat(mounts(config))
-        .containsExactly(Map.of("hostPath", root.toString(), "containerPath", root.toString()));
-    // The simulated node: 4 H100s, laid out by the NVML simulator's setup where the mount says.
+        .containsExactly(Map.of("hostPath", roots.toString(), "containerPath", roots.toString()));
+    // The simulated node: 4 H100s, laid out by the NVML simulator's setup where the mount says;
+    // beside it the static MIG scenario's 2 H100s.
     assertThat(Files.readString(root.resolve("etc/mock-nvml/config")))
         .contains("profile=H100-SXM5-80GB", "gpus=4", "seed=" + NODE);
+    assertThat(Files.readString(roots.resolve("h100x2-mig/etc/mock-nvml/config")))
+        .contains("profile=H100-SXM5-80GB", "gpus=2");
 
     String install = one(standIns.calls("helm"));
     assertThat(install)
         .startsWith(
-            "helm install tessera "
+            "helm upgrade --install tessera "
                 + REPO.resolve("deploy/helm/tessera")
-                + " -n tessera-system --create-namespace --kube-context kind-tessera --wait")
+                + " -n tessera-system --create-namespace --kubeconfig "
+                + state.resolve("kubeconfig")
+                + " --wait")
         .contains(
             "--set plugin.image.pullPolicy=Never",
             "--set controller.image.pullPolicy=Never",
@@ -189,7 +209,7 @@ class KindScriptsIT {
             Map.of(
                 "hostPath", "/dev/null",
                 "containerPath", "/var/run/nvidia-container-devices/all"));
-    assertThat(state.resolve("driver-root")).doesNotExist();
+    assertThat(state.resolve("driver-roots")).doesNotExist();
     assertThat(standIns.calls("docker"))
         .contains("docker exec " + NODE + " umount -R /proc/driver/nvidia");
     assertThat(one(standIns.calls("helm")))
@@ -232,7 +252,7 @@ class KindScriptsIT {
             UP, StandIns.without("docker", PATH, work), env("TESSERA_KIND_GPUS", "simulated"));
     assertThat(noDocker.exitCode()).isNotZero();
     assertThat(noDocker.errors())
-        .contains("no docker command: kind runs its nodes as Docker containers");
+        .contains("no container engine: kind runs its nodes as containers of Docker or podman");
     TestFiles.deleteTree(work.resolve("path-without-docker")); // links out of the temp dir
     assertThat(standIns.calls("kind")).isEmpty();
     assertThat(state).doesNotExist();
@@ -246,7 +266,8 @@ class KindScriptsIT {
 
     assertThat(result.exitCode()).isNotZero();
     assertThat(result.errors()).contains("INSTALLATION FAILED", "up failed: removing what it made");
-    assertThat(standIns.calls("kind")).contains("kind delete cluster --name tessera");
+    assertThat(standIns.calls("kind"))
+        .contains("kind delete cluster --name tessera --kubeconfig " + state.resolve("kubeconfig"));
     assertThat(state).doesNotExist();
   }
 
@@ -254,7 +275,7 @@ class KindScriptsIT {
   void downDeletesTheClusterAndWhatUpMadeAndIsSafeToRunAgain() throws Exception {
     var env = env("TESSERA_KIND_GPUS", "simulated");
     assertThat(up(env).exitCode()).isZero();
-    Path root = state.resolve("driver-root");
+    Path roots = state.resolve("driver-roots");
 
     var down = standIns.run(DOWN, PATH, env);
     assertThat(down.exitCode()).as(down.errors()).isZero();
@@ -262,7 +283,8 @@ class KindScriptsIT {
     assertThat(standIns.calls())
         .extracting(StandIns.Call::line)
         .containsSubsequence(
-            "docker exec " + NODE + " rm -rf " + root, "kind delete cluster --name tessera");
+            "docker exec " + NODE + " rm -rf " + roots,
+            "kind delete cluster --name tessera --kubeconfig " + state.resolve("kubeconfig"));
     assertThat(state).doesNotExist();
 
     var again = standIns.run(DOWN, PATH, env);
@@ -287,42 +309,50 @@ class KindScriptsIT {
 
     Path scenarios = REPO.resolve("demo/scenarios");
     var kubectl = standIns.calls("kubectl");
-    for (String s : List.of("01-gpu-per-pod", "11-mig-dynamic-by-profile")) {
+    String kube =
+        "kubectl --kubeconfig " + state.resolve("kubeconfig") + " --context kind-tessera ";
+    for (String s :
+        List.of("01-gpu-per-pod", "08-mig-static-by-profile", "11-mig-dynamic-by-profile")) {
       Path file = scenarios.resolve(s).resolve("scenario.yaml");
       assertThat(kubectl)
           .containsSubsequence(
-              "kubectl --context kind-tessera apply -f " + file + " -o name",
-              "kubectl --context kind-tessera delete -f "
-                  + file
-                  + " --ignore-not-found --wait --timeout 120s");
+              kube + "apply -f " + file,
+              kube + "delete -f " + file + " --ignore-not-found --wait --timeout 120s");
     }
     assertThat(demo.output())
         .contains("== 01-gpu-per-pod", "one GPU per pod from a ResourceClaimTemplate")
         .contains("-- gpu-pod-1 saw:", "-- gpu-pod-2 saw:", "[pod/gpu-pod-2/ctr] done")
-        .contains("-- mig-dynamic-pod saw:")
-        .contains("skipped: needs MIG devices an admin made")
+        .contains("-- mig-dynamic-pod saw:", "-- mig-pod saw:")
         // What each shows (its row of demo/README.md), in number order, then the summary.
         .contains("   one GPU per pod from a ResourceClaimTemplate; two pods, two distinct GPUs\n")
         .containsPattern(
             "(?s)== 01-gpu-per-pod.*== 08-mig-static-by-profile.*== 11-mig-dynamic-by-profile"
                 + ".*== 12-unhealthy-gpu-avoided.*== summary")
         .containsPattern("(?m)^  01-gpu-per-pod +ran \\(2 pods\\) +\\d+s  one GPU per pod")
-        .containsPattern("(?m)^  08-mig-static-by-profile +skipped: no MIG devices ")
-        .contains("kubectl --context kind-tessera get gpunodes,resourceslices,resourceclaims -A")
+        .containsPattern("(?m)^  08-mig-static-by-profile +ran \\(1 pod\\) +\\d+s  a MIG device")
+        .contains("export KUBECONFIG=" + state.resolve("kubeconfig"))
+        .contains("kubectl get gpunodes,resourceslices,resourceclaims -A")
         .contains("To remove the cluster: hack/kind/down");
     // Scenario 11 on the node offered as mig-dynamic, and the node offered as before after it.
     assertThat(kubectl)
         .containsSubsequence(
-            "kubectl --context kind-tessera label node "
-                + NODE
-                + " --overwrite gpu.tessera.dev/offering=mig-dynamic",
-            "kubectl --context kind-tessera apply -f "
-                + scenarios.resolve("11-mig-dynamic-by-profile/scenario.yaml")
-                + " -o name",
-            "kubectl --context kind-tessera label node " + NODE + " gpu.tessera.dev/offering-");
-    assertThat(kubectl).noneMatch(c -> c.contains("08-mig-static-by-profile"));
+            kube + "label node " + NODE + " --overwrite gpu.tessera.dev/offering=mig-dynamic",
+            kube + "apply -f " + scenarios.resolve("11-mig-dynamic-by-profile/scenario.yaml"),
+            kube + "label node " + NODE + " gpu.tessera.dev/offering-");
+    // Scenario 8: the plugin moved to the static MIG root and back, the node offered as mig-static.
+    assertThat(standIns.calls("helm"))
+        .anyMatch(
+            c -> c.contains("--set plugin.driverRoot=" + state.resolve("driver-roots/h100x2-mig")))
+        .anyMatch(
+            c ->
+                c.contains(
+                    "--set plugin.driverRoot="
+                        + state.resolve("driver-roots/h100x4")
+                        + " --wait --timeout 3m"));
+    assertThat(kubectl)
+        .contains(kube + "label node " + NODE + " --overwrite gpu.tessera.dev/offering=mig-static");
     // Scenario 12: the simulator reports critical XIDs on three of the four GPUs.
-    assertThat(Files.readAllLines(state.resolve("driver-root/var/lib/mock-nvml/events")))
+    assertThat(Files.readAllLines(state.resolve("driver-roots/h100x4/var/lib/mock-nvml/events")))
         .containsExactly("0 xid 48", "1 xid 48", "2 xid 48", "3 xid 13");
   }
 
@@ -348,15 +378,23 @@ class KindScriptsIT {
         case "$1 ${2:-}" in
           "info --format") echo '{"CgroupVersion":"2","CgroupDriver":"systemd","MemoryLimit":true,"PidsLimit":true,"CPUShares":true}' ;;
           "info "|"ps -a"|"inspect --type=image"|"-v ") ;;
+          "version --format") echo 27.5.1 ;;
           "network ls") echo 0123456789ab ;;
           *) echo "stand-in docker: no engine to $1" >&2; exit 1 ;;
         esac
         """);
-    var env = env("TESSERA_KIND_GPUS", "simulated", "TESSERA_KIND_BIN", kind);
+    var env =
+        env(
+            "TESSERA_KIND_GPUS",
+            "simulated",
+            "TESSERA_KIND_BIN",
+            kind,
+            "TESSERA_KIND_IMAGE",
+            NODE_IMAGE);
     var result = up(env);
 
     assertThat(result.exitCode()).isNotZero();
-    Path root = state.resolve("driver-root");
+    Path root = state.resolve("driver-roots");
     String run = one(standIns.calls("docker").stream().filter(c -> c.startsWith("docker run")));
     assertThat(run)
         .contains("--name " + NODE, "--volume=" + root + ":" + root)
@@ -368,7 +406,17 @@ class KindScriptsIT {
 
   @Test
   void theScriptsAreShellcheckClean() throws Exception {
-    ShellCheck.assertClean(UP, DEMO, DOWN, REPO.resolve("hack/kind/lib.sh"));
+    ShellCheck.assertClean(
+        UP,
+        DEMO,
+        DOWN,
+        REPO.resolve("hack/kind/lib.sh"),
+        REPO.resolve("hack/kind/host.sh"),
+        REPO.resolve("hack/kind/install-tessera"),
+        REPO.resolve("hack/kind/node-image"),
+        REPO.resolve("hack/kind/node/entrypoint"),
+        REPO.resolve("hack/kind/node/bin/import-images"),
+        REPO.resolve("hack/test-kind"));
   }
 
   /** kind as up finds it: built once from the Go module proxy; skipped where it cannot be. */

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -62,6 +64,22 @@ final class LocalBinaryCluster implements Cluster {
   @Override
   public Path cdiDir() {
     return Path.of(envValue("TESSERA_CDI_DIR"));
+  }
+
+  /** {@code hack/cluster/install-tessera} (the README's quickstart), the images imported by it. */
+  @Override
+  public ProcessBuilder installCommand(Path driverRoot, Path images, List<String> helmArgs) {
+    var command =
+        new ArrayList<>(
+            List.of(
+                TesseraOnNode.repoFile("hack/cluster/install-tessera").toString(),
+                "--driver-root",
+                driverRoot.toString()));
+    command.addAll(helmArgs);
+    var builder = new ProcessBuilder(command);
+    builder.environment().put("TESSERA_IMAGES", images.toString());
+    builder.environment().put("TESSERA_CLUSTER_DIR", state.toString());
+    return builder;
   }
 
   private String envValue(String name) {

@@ -92,7 +92,7 @@ final class TesseraOnNode implements AutoCloseable {
       Map<String, String> controllerEnv,
       String... simulator)
       throws Exception {
-    Path work = Files.createTempDirectory("tessera-e2e");
+    Path work = cluster.newWorkDir();
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), profile, gpus, simulator);
     var client = cluster.adminClient();
     var node = new TesseraOnNode(cluster, work, root, client);

@@ -7,10 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,9 +47,7 @@ final class TesseraRelease implements TesseraDeployment {
       throws Exception {
     HelmChart.helm(List.of("version", "--short")).orFail("helm version"); // skips without Helm
     Path images = TesseraImages.build();
-    var command =
-        new ArrayList<>(List.of(TesseraOnNode.repoFile("hack/cluster/install-tessera").toString()));
-    command.addAll(List.of("--driver-root", driverRoot.toString()));
+    var values = new ArrayList<String>();
     for (String value :
         List.of(
             "plugin.leaseDuration=" + TesseraOnNode.PLUGIN_LEASE,
@@ -62,23 +56,19 @@ final class TesseraRelease implements TesseraDeployment {
             "controller.leaseGrace=" + TesseraOnNode.CONTROLLER_LEASE_GRACE,
             "controller.electionLeaseDuration=" + TesseraOnNode.CONTROLLER_ELECTION_LEASE,
             "controller.env.TESSERA_CONTROLLER_RESYNC=" + TesseraOnNode.CONTROLLER_RESYNC)) {
-      command.addAll(List.of("--set", value));
+      values.addAll(List.of("--set", value));
     }
     var release = new TesseraRelease(cluster, client, driverRoot);
     try {
-      var builder = new ProcessBuilder(command);
-      builder.environment().put("TESSERA_IMAGES", images.toString());
-      builder
-          .environment()
-          .put("TESSERA_CLUSTER_DIR", cluster.adminKubeconfig().getParent().toString());
+      var builder = cluster.installCommand(driverRoot, images, values);
       Process install = ProcessOutput.start(builder);
       if (!install.waitFor(6, TimeUnit.MINUTES)) {
         // Its helm install must not race the uninstall below.
         install.descendants().forEach(ProcessHandle::destroyForcibly);
         install.destroyForcibly().waitFor();
-        fail("install-tessera did not finish in 6 minutes");
+        fail("installing Tessera (" + builder.command().get(0) + ") did not finish in 6 minutes");
       }
-      assertThat(install.exitValue()).as("install-tessera's exit code").isZero();
+      assertThat(install.exitValue()).as(builder.command().get(0) + "'s exit code").isZero();
       Pod plugin = release.awaitOnePluginPodRegistered(null);
       System.out.println("--- the plugin pod's log:\n" + client.pods().resource(plugin).getLog());
     } catch (Exception | AssertionError e) {
@@ -143,15 +133,19 @@ final class TesseraRelease implements TesseraDeployment {
     return HelmChart.NAMESPACE;
   }
 
+  /**
+   * The leading controller's {@code /metrics}, through the API server's proxy to its pod: the same
+   * on the local cluster (pods on the node's host network) and on kind (a pod network this host
+   * cannot reach). The leader is the holder of the election Lease.
+   */
   @Override
-  public String controllerMetrics() throws IOException, InterruptedException {
-    var url =
-        URI.create(
-            "http://" + cluster.hostNetworkAddress() + ":" + CONTROLLER_METRICS_PORT + "/metrics");
-    try (HttpClient http = HttpClient.newHttpClient()) {
-      return http.send(HttpRequest.newBuilder(url).build(), HttpResponse.BodyHandlers.ofString())
-          .body();
-    }
+  public String controllerMetrics() {
+    var lease =
+        client.leases().inNamespace(HelmChart.NAMESPACE).withName("tessera-controller").require();
+    String leader = lease.getSpec().getHolderIdentity();
+    return client.raw(
+        "/api/v1/namespaces/%s/pods/%s:%d/proxy/metrics"
+            .formatted(HelmChart.NAMESPACE, leader, CONTROLLER_METRICS_PORT));
   }
 
   @Override

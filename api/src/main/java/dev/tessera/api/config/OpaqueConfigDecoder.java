@@ -32,6 +32,7 @@ public final class OpaqueConfigDecoder {
   private static final String MPS_CONFIG = "mpsConfig";
   private static final String THREAD_PERCENTAGE = "defaultActiveThreadPercentage";
   private static final String PINNED_MEMORY = "defaultPinnedDeviceMemoryLimit";
+  private static final int MAX_ECHO = 64;
   private static final List<String> STRATEGIES = SharingStrategy.configNames();
 
   /**
@@ -233,7 +234,7 @@ public final class OpaqueConfigDecoder {
       try {
         return Quantities.parseLong(s);
       } catch (IllegalArgumentException e) {
-        errors.add(new FieldError(path, "must be a quantity such as 10Gi, got \"" + s + "\""));
+        errors.add(new FieldError(path, "must be a quantity such as 10Gi, got " + quoted(s)));
         return null;
       }
     }
@@ -246,7 +247,14 @@ public final class OpaqueConfigDecoder {
 
   private static FieldError unsupported(String path, String value, List<String> allowed) {
     return new FieldError(
-        path, "unsupported value \"" + value + "\"; allowed: " + String.join(", ", allowed));
+        path, "unsupported value " + quoted(value) + "; allowed: " + String.join(", ", allowed));
+  }
+
+  /** A value the user wrote, quoted, and cut short: an error message need not echo a megabyte. */
+  private static String quoted(String value) {
+    return value.length() <= MAX_ECHO
+        ? "\"" + value + "\""
+        : "\"" + value.substring(0, MAX_ECHO) + "\"… (" + value.length() + " characters)";
   }
 
   private static String typeName(Object value) {

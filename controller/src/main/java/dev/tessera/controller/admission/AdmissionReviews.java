@@ -1,19 +1,24 @@
 package dev.tessera.controller.admission;
 
 import dev.tessera.api.config.FieldError;
+import dev.tessera.api.config.OpaqueConfigDecoder;
+import dev.tessera.controller.render.PublishedNames;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The webhook's decision as a function of the request body: an {@code admission.k8s.io/v1}
  * AdmissionReview in, the AdmissionReview with its response out, echoing {@code request.uid}. A
- * body that is no review at all is answered 400 with the reason, never a server error.
+ * body that is no review at all is answered 400 with the reason, never a server error. Opaque
+ * configs decide whether the object is allowed ({@link ConfigAdmission}); device selectors only
+ * ever add warnings, which kubectl prints ({@link SelectorAdmission}).
  */
 public final class AdmissionReviews {
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionReviews.class);
@@ -21,11 +26,21 @@ public final class AdmissionReviews {
   static final String KIND = "AdmissionReview";
 
   private final ConfigAdmission admission;
+  private final SelectorAdmission selectors;
   private final JsonMapper json;
 
-  public AdmissionReviews(ConfigAdmission admission, JsonMapper json) {
+  public AdmissionReviews(ConfigAdmission admission, SelectorAdmission selectors, JsonMapper json) {
     this.admission = admission;
+    this.selectors = selectors;
     this.json = json;
+  }
+
+  /** The reviews of a driver: its opaque configs decoded, its selectors linted. */
+  public static AdmissionReviews of(String driverName, JsonMapper json) {
+    return new AdmissionReviews(
+        new ConfigAdmission(driverName, new OpaqueConfigDecoder()),
+        new SelectorAdmission(new SelectorLint(driverName, PublishedNames.of(driverName))),
+        json);
   }
 
   public WebhookReply review(byte[] body) {
@@ -46,20 +61,20 @@ public final class AdmissionReviews {
       return WebhookReply.badRequest("the AdmissionReview has no request.uid");
     }
     List<FieldError> errors = errors(request);
+    List<FieldError> warnings = warnings(request);
     var response = new LinkedHashMap<String, Object>();
     response.put("uid", uid);
     response.put("allowed", errors.isEmpty());
+    if (!warnings.isEmpty()) {
+      response.put("warnings", warnings.stream().map(FieldError::toString).toList());
+      infoAbout(request).log("selector warnings: {}", warnings);
+    }
     if (!errors.isEmpty()) {
       String message =
           "invalid opaque config: "
               + errors.stream().map(FieldError::toString).collect(Collectors.joining("; "));
       response.put("status", Map.of("code", 422, "reason", "Invalid", "message", message));
-      LOG.atInfo()
-          .addKeyValue("kind", kind(request))
-          .addKeyValue("namespace", request.get("namespace"))
-          .addKeyValue("name", request.get("name"))
-          .addKeyValue("operation", request.get("operation"))
-          .log("denied: {}", message);
+      infoAbout(request).log("denied: {}", message);
     }
     var answer = new LinkedHashMap<String, Object>();
     answer.put("apiVersion", API_VERSION);
@@ -75,6 +90,25 @@ public final class AdmissionReviews {
       return List.of();
     }
     return admission.errors(kind(request), (Map<String, Object>) object);
+  }
+
+  private List<FieldError> warnings(Map<?, ?> request) {
+    if (!(request.get("object") instanceof Map<?, ?> object)) {
+      return List.of();
+    }
+    return selectors.warnings(
+        kind(request),
+        object,
+        request.get("oldObject") instanceof Map<?, ?> oldObject ? oldObject : null);
+  }
+
+  /** An info line with the object the request is about. */
+  private static LoggingEventBuilder infoAbout(Map<?, ?> request) {
+    return LOG.atInfo()
+        .addKeyValue("kind", kind(request))
+        .addKeyValue("namespace", request.get("namespace"))
+        .addKeyValue("name", request.get("name"))
+        .addKeyValue("operation", request.get("operation"));
   }
 
   private static String kind(Map<?, ?> request) {

@@ -1,6 +1,5 @@
 package dev.tessera.controller.admission;
 
-import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.controller.config.ControllerConfig;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
@@ -29,9 +28,7 @@ public class WebhookFactory {
           "TESSERA_CONTROLLER_WEBHOOK_CERT_FILE is set but TESSERA_CONTROLLER_WEBHOOK_KEY_FILE is"
               + " not");
     }
-    var reviews =
-        new AdmissionReviews(
-            new ConfigAdmission(config.driverName(), new OpaqueConfigDecoder()), json);
+    var reviews = AdmissionReviews.of(config.driverName(), json);
     var server =
         new WebhookServer(
             new InetSocketAddress(config.webhookPort()),

@@ -51,7 +51,7 @@ public class NodePoolController {
       MeterRegistry metrics) {
     this.config = config;
     this.metrics = metrics;
-    this.reported = new ReportedNodes(json);
+    this.reported = new ReportedNodes(json, renderer);
     this.informers = new PoolInformers(client, config, reported, clock);
     this.planner =
         new PoolPlanner(
@@ -62,6 +62,9 @@ public class NodePoolController {
     this.queue = new NodeQueue(new Backoff(config.retryInitial(), config.retryMax()), clock);
     Gauge.builder("tessera.controller.reported.nodes", () -> reported.nodes().size())
         .description("Nodes whose plugin reported an inventory in its GpuNode")
+        .register(metrics);
+    Gauge.builder("tessera.controller.rejected.nodes", reported::rejectedNodes)
+        .description("Nodes whose GpuNode status the controller cannot read or publish (logged)")
         .register(metrics);
     Gauge.builder("tessera.controller.unhealthy.devices", reported::unhealthyDevices)
         .description("Devices the node plugins report unhealthy (tainted NoSchedule)")

@@ -2,6 +2,8 @@ package dev.tessera.controller.publish;
 
 import dev.tessera.api.health.NodeHealth;
 import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.controller.render.Offering;
+import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.util.Map;
 import java.util.Optional;
@@ -23,25 +25,103 @@ final class ReportedNodes {
   record Reported(NodeInventory inventory, NodeHealth health) {}
 
   private final JsonMapper json;
+  private final SliceRenderer renderer;
   private final Map<String, Reported> byNode = new ConcurrentHashMap<>();
+  private final Set<String> rejected = ConcurrentHashMap.newKeySet();
 
   ReportedNodes(JsonMapper json) {
+    this(json, new SliceRenderer());
+  }
+
+  /**
+   * @param renderer what the report must render with, in every offering, to be taken
+   */
+  ReportedNodes(JsonMapper json, SliceRenderer renderer) {
     this.json = json;
+    this.renderer = renderer;
   }
 
   /** Takes a GpuNode as the API server has it now. */
   void update(GenericKubernetesResource gpuNode) {
     String name = gpuNode.getMetadata().getName();
-    NodeInventory inventory = inventory(gpuNode);
-    if (inventory == null) {
+    Reported report = null;
+    try {
+      report = report(gpuNode);
+      rejected.remove(name);
+    } catch (RejectedReport e) {
+      LOG.atWarn()
+          .addKeyValue("node", name)
+          .addKeyValue("reason", e.getMessage())
+          .setCause(e.getCause())
+          .log("rejecting the GpuNode's status; the node gets no slices");
+      rejected.add(name);
+    }
+    if (report == null) {
       byNode.remove(name);
     } else {
-      byNode.put(name, new Reported(inventory, health(gpuNode)));
+      byNode.put(name, report);
+    }
+  }
+
+  /** The report in a GpuNode; null while the plugin has reported no inventory. */
+  private Reported report(GenericKubernetesResource gpuNode) throws RejectedReport {
+    Object status = gpuNode.getAdditionalProperties().get("status");
+    if (status == null) {
+      return null;
+    }
+    if (!(status instanceof Map<?, ?> fields)) {
+      throw new RejectedReport("status is not an object", null);
+    }
+    NodeInventory inventory = inventory(fields);
+    if (inventory == null) {
+      return null;
+    }
+    // A report that cannot be rendered would fail every reconcile of the node, retried forever.
+    NodeHealth health = health(gpuNode, fields);
+    String unrenderable = unrenderable(inventory, health);
+    if (unrenderable == null) {
+      return new Reported(inventory, health);
+    }
+    String withoutHealth = unrenderable(inventory, NodeHealth.ALL_HEALTHY);
+    if (withoutHealth != null) {
+      throw new RejectedReport("the inventory cannot be published as " + withoutHealth, null);
+    }
+    LOG.atWarn()
+        .addKeyValue("node", gpuNode.getMetadata().getName())
+        .addKeyValue("reason", unrenderable)
+        .log("cannot publish the GpuNode's device health; publishing without taints");
+    return new Reported(inventory, NodeHealth.ALL_HEALTHY);
+  }
+
+  /** The first offering (and why) that cannot render the report; null when all can. */
+  private String unrenderable(NodeInventory inventory, NodeHealth health) {
+    for (Offering offering : Offering.values()) {
+      try {
+        renderer.render(inventory, offering, health);
+      } catch (RuntimeException e) {
+        return offering.label() + ": " + e;
+      }
+    }
+    return null;
+  }
+
+  /** Why a GpuNode's status is not taken. */
+  private static final class RejectedReport extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    RejectedReport(String reason, Throwable cause) {
+      super(reason, cause);
     }
   }
 
   void remove(String nodeName) {
     byNode.remove(nodeName);
+    rejected.remove(nodeName);
+  }
+
+  /** How many nodes' statuses were rejected (for the rejected-nodes gauge). */
+  int rejectedNodes() {
+    return rejected.size();
   }
 
   Optional<Reported> of(String nodeName) {
@@ -57,32 +137,21 @@ final class ReportedNodes {
     return byNode.values().stream().mapToLong(r -> r.health().unhealthyCount()).sum();
   }
 
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> status(GenericKubernetesResource gpuNode) {
-    return (Map<String, Object>) gpuNode.getAdditionalProperties().get("status");
-  }
-
-  /** The inventory the node plugin reported, or null while it has reported none (or garbage). */
-  private NodeInventory inventory(GenericKubernetesResource gpuNode) {
-    var status = status(gpuNode);
-    if (status == null || status.get("inventory") == null) {
+  /** The inventory the node plugin reported, or null while it has reported none. */
+  private NodeInventory inventory(Map<?, ?> status) throws RejectedReport {
+    if (status.get("inventory") == null) {
       return null;
     }
     try {
       return json.convertValue(status.get("inventory"), NodeInventory.class);
     } catch (RuntimeException e) {
-      LOG.atWarn()
-          .addKeyValue("node", gpuNode.getMetadata().getName())
-          .setCause(e)
-          .log("cannot read the GpuNode's inventory; the node gets no slices");
-      return null;
+      throw new RejectedReport("cannot read the inventory: " + e.getMessage(), e);
     }
   }
 
   /** The device health; a report the controller cannot read counts as healthy, and is logged. */
-  private NodeHealth health(GenericKubernetesResource gpuNode) {
-    var status = status(gpuNode);
-    if (status == null || status.get("health") == null) {
+  private NodeHealth health(GenericKubernetesResource gpuNode, Map<?, ?> status) {
+    if (status.get("health") == null) {
       return NodeHealth.ALL_HEALTHY;
     }
     try {

@@ -108,12 +108,23 @@ final class MigDynamicOffering {
         gpu.migProfiles().stream()
             .max(Comparator.comparingInt(MigProfile::sliceCount))
             .orElseThrow();
-    int memorySlices =
+    long memorySlices =
         gpu.migProfiles().stream()
             .flatMap(p -> p.placements().stream())
-            .mapToInt(p -> p.start() + p.size())
+            .mapToLong(p -> (long) p.start() + p.size())
             .max()
             .orElseThrow();
+    // Real GPUs have 8; a report of more is garbage, and would be built one counter at a time.
+    if (memorySlices > SliceLimits.MAX_COUNTERS_PER_SET) {
+      throw new IllegalArgumentException(
+          "GPU "
+              + gpu.uuid()
+              + " has MIG placements up to memory slice "
+              + memorySlices
+              + ", more than a counter set holds ("
+              + SliceLimits.MAX_COUNTERS_PER_SET
+              + ")");
+    }
     var totals = new LinkedHashMap<String, Long>();
     for (int slice = 0; slice < memorySlices; slice++) {
       totals.put(memorySliceCounter(slice), 1L);

@@ -2,7 +2,6 @@ package dev.tessera.controller.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tessera.api.config.OpaqueConfigDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +12,7 @@ import tools.jackson.databind.json.JsonMapper;
 class AdmissionReviewsTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final String OURS = "gpu.tessera.dev";
-  private final AdmissionReviews reviews =
-      new AdmissionReviews(new ConfigAdmission(OURS, new OpaqueConfigDecoder()), JSON);
+  private final AdmissionReviews reviews = AdmissionReviews.of(OURS, JSON);
 
   /** A GpuConfig with the given sharing, as a claim author writes it. */
   private static String gpuConfig(String sharing) {
@@ -167,8 +165,7 @@ class AdmissionReviewsTest {
 
   @Test
   void aDriverConfiguredUnderAnotherNameJudgesOnlyThatName() {
-    var renamed =
-        new AdmissionReviews(new ConfigAdmission("gpu.acme.io", new OpaqueConfigDecoder()), JSON);
+    var renamed = AdmissionReviews.of("gpu.acme.io", JSON);
     String bad = claim(configs(OURS, "{\"kind\": \"Nonsense\"}"));
     assertThat(renamed.review(review("ResourceClaim", bad).getBytes(StandardCharsets.UTF_8)).body())
         .contains("\"allowed\":true");
@@ -337,5 +334,71 @@ class AdmissionReviewsTest {
             "ResourceClaim",
             adminClaim(configFor("[]", "{\"strategy\": \"MPS\"}"))
                 .replace("\"adminAccess\": true", "\"adminAccess\": false")));
+  }
+
+  /** A claim with one request whose CEL selector is the given expression (JSON-escaped). */
+  private static String claimSelecting(String expression, String configs) {
+    return """
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+         "metadata": {"name": "c", "namespace": "default"},
+         "spec": {"devices": {"requests": [{"name": "gpu",
+           "exactly": {"deviceClassName": "gpu.tessera.dev",
+             "selectors": [{"cel": {"expression": "%s"}}]}}], "config": %s}}}"""
+        .formatted(expression, configs);
+  }
+
+  @Test
+  void aMistypedSelectorIsAllowedWithAWarning() {
+    JsonNode response =
+        response(
+            review(
+                "ResourceClaim",
+                claimSelecting("device.attributes['gpu.tessera.dev'].prodcutName == 'x'", "[]")));
+    assertThat(response.get("allowed").asBoolean()).isTrue();
+    assertThat(response.has("status")).isFalse();
+    assertThat(response.get("warnings").valueStream().map(JsonNode::asString).toList())
+        .containsExactly(
+            "spec.devices.requests[0].exactly.selectors[0].cel.expression: gpu.tessera.dev"
+                + " publishes no attribute \"prodcutName\"; did you mean \"productName\"?");
+  }
+
+  @Test
+  void aDenialCarriesTheWarningsToo() {
+    JsonNode response =
+        response(
+            review(
+                "ResourceClaim",
+                claimSelecting(
+                    "device.capacity['gpu.tessera.dev'].memory >= 1",
+                    configs(OURS, gpuConfig("{\"strategy\": \"Timeslicing\"}")))));
+    assertThat(response.get("allowed").asBoolean()).isFalse();
+    assertThat(response.get("warnings").get(0).asString())
+        .startsWith(
+            "spec.devices.requests[0].exactly.selectors[0].cel.expression: capacity \"memory\""
+                + " of gpu.tessera.dev is a quantity");
+  }
+
+  @Test
+  void aGoodSelectorBringsNoWarnings() {
+    JsonNode response =
+        response(
+            review(
+                "ResourceClaim",
+                claimSelecting("device.attributes['gpu.tessera.dev'].productName == 'x'", "[]")));
+    assertThat(response.get("allowed").asBoolean()).isTrue();
+    assertThat(response.has("warnings")).isFalse();
+  }
+
+  @Test
+  void aDriverUnderAnotherNameLintsOnlyItsDomain() {
+    var renamed = AdmissionReviews.of("gpu.acme.io", JSON);
+    String typo = "device.attributes['gpu.tessera.dev'].prodcutName == 'x'";
+    assertThat(
+            renamed
+                .review(
+                    review("ResourceClaim", claimSelecting(typo, "[]"))
+                        .getBytes(StandardCharsets.UTF_8))
+                .body())
+        .doesNotContain("warnings");
   }
 }

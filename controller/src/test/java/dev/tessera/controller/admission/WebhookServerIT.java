@@ -2,7 +2,6 @@ package dev.tessera.controller.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tessera.api.config.OpaqueConfigDecoder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -37,9 +36,7 @@ class WebhookServerIT {
         new WebhookServer(
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             PemTls.serverContext(cert.certFile(), cert.keyFile()),
-            new AdmissionReviews(
-                new ConfigAdmission("gpu.tessera.dev", new OpaqueConfigDecoder()),
-                JsonMapper.builder().build()));
+            AdmissionReviews.of("gpu.tessera.dev", JsonMapper.builder().build()));
     server.start();
     client = HttpClient.newBuilder().sslContext(cert.clientContext()).build();
   }
@@ -99,6 +96,73 @@ class WebhookServerIT {
     HttpResponse<String> response = post(review("TimeSlicing"));
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.body()).contains("\"uid\":\"u-1\"", "\"allowed\":true");
+  }
+
+  private static String reviewOf(String kind, String object) {
+    return """
+        {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+         "request": {"uid": "u-2", "kind": {"group": "resource.k8s.io", "version": "v1",
+           "kind": "%s"}, "operation": "CREATE", "name": "x", "object": %s}}"""
+        .formatted(kind, object);
+  }
+
+  private static final String TYPO =
+      "device.attributes['gpu.tessera.dev'].prodcutName == 'NVIDIA H100 80GB HBM3'";
+  private static final String MEMORY_AS_INT = "device.capacity['gpu.tessera.dev'].memory >= 40";
+  private static final String VERSION_AS_STRING =
+      "device.attributes['gpu.tessera.dev'].driverVersion >= '580'";
+
+  private static String requests(String selector) {
+    return """
+        {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName":
+          "gpu.tessera.dev", "selectors": [{"cel": {"expression": "%s"}}]}}]}}"""
+        .formatted(selector);
+  }
+
+  @Test
+  void aClaimsMistypedSelectorIsAdmittedWithAWarningNamingTheNearestName() throws Exception {
+    HttpResponse<String> response =
+        post(reviewOf("ResourceClaim", "{\"spec\": " + requests(TYPO) + "}"));
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body())
+        .contains("\"uid\":\"u-2\"", "\"allowed\":true")
+        .contains(
+            "\"warnings\":[\"spec.devices.requests[0].exactly.selectors[0].cel.expression:"
+                + " gpu.tessera.dev publishes no attribute \\\"prodcutName\\\"; did you mean"
+                + " \\\"productName\\\"?\"]");
+  }
+
+  @Test
+  void aTemplatesMemoryComparedWithANumberIsAdmittedWithAWarning() throws Exception {
+    HttpResponse<String> response =
+        post(
+            reviewOf(
+                "ResourceClaimTemplate",
+                "{\"spec\": {\"spec\": " + requests(MEMORY_AS_INT) + "}}"));
+    assertThat(response.body())
+        .contains("\"allowed\":true")
+        .contains(
+            "spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: capacity"
+                + " \\\"memory\\\" of gpu.tessera.dev is a quantity: compare it with"
+                + " quantity(\\\"40Gi\\\")");
+  }
+
+  @Test
+  void aDeviceClasssVersionComparedWithAStringIsAdmittedWithAWarning() throws Exception {
+    HttpResponse<String> response =
+        post(
+            reviewOf(
+                "DeviceClass",
+                """
+                {"spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.tessera.dev'"}},
+                  {"cel": {"expression": "%s"}}]}}"""
+                    .formatted(VERSION_AS_STRING)));
+    assertThat(response.body())
+        .contains("\"allowed\":true")
+        .contains(
+            "spec.selectors[1].cel.expression: attribute \\\"driverVersion\\\" of"
+                + " gpu.tessera.dev is a version: compare it with semver(")
+        .doesNotContain("spec.selectors[0]");
   }
 
   @Test

@@ -6,7 +6,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -15,10 +18,20 @@ import tools.jackson.databind.json.JsonMapper;
 public final class CheckpointStore {
   private final Path file;
   private final JsonMapper json;
+  private final AtomicFiles.Opener opener;
 
   public CheckpointStore(Path file, JsonMapper json) {
+    this(file, json, null);
+  }
+
+  /**
+   * @param opener opens the temp file each save writes (tests: a disk that fills up); null for the
+   *     file system's own
+   */
+  public CheckpointStore(Path file, JsonMapper json, AtomicFiles.Opener opener) {
     this.file = file;
     this.json = json;
+    this.opener = opener;
   }
 
   public Path file() {
@@ -28,33 +41,103 @@ public final class CheckpointStore {
   /**
    * The stored checkpoint as seen in this boot, or an empty one when there is none yet.
    *
-   * @throws IllegalStateException when the file exists but is not a checkpoint we can read: the
-   *     plugin must not start and forget claims it prepared
+   * @throws IllegalStateException when the file exists but is not a checkpoint we can read (torn,
+   *     corrupt, of another version, or with a claim twice): the plugin must not start and forget
+   *     claims it prepared
    */
   public PreparedClaims load(String bootId) {
     if (!Files.exists(file)) {
       return PreparedClaims.empty(bootId);
     }
+    byte[] content;
     try {
-      CheckpointFile stored = json.readValue(Files.readAllBytes(file), CheckpointFile.class);
-      if (!CheckpointFile.API_VERSION.equals(stored.apiVersion())) {
-        throw new IllegalStateException(
-            "checkpoint "
-                + file
-                + " has apiVersion "
-                + stored.apiVersion()
-                + ", expected "
-                + CheckpointFile.API_VERSION);
-      }
-      return CheckpointRecords.fromFile(stored).inBoot(bootId);
+      content = Files.readAllBytes(file);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read checkpoint " + file, e);
-    } catch (JacksonException | IllegalArgumentException e) {
-      throw new IllegalStateException("checkpoint " + file + " is corrupt: " + e.getMessage(), e);
     }
+    CheckpointFile stored;
+    try {
+      // A claim UID twice would otherwise be read as the last one alone: a claim forgotten.
+      ObjectReader reader =
+          json.readerFor(CheckpointFile.class).with(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
+      stored = reader.readValue(content);
+    } catch (JacksonException e) {
+      throw unreadable("is corrupt (" + e.getOriginalMessage() + ")", e);
+    }
+    if (stored == null) {
+      throw unreadable("is corrupt (null, not a checkpoint)", null);
+    }
+    if (!CheckpointFile.API_VERSION.equals(stored.apiVersion())) {
+      throw unreadable(
+          "has apiVersion " + stored.apiVersion() + ", expected " + CheckpointFile.API_VERSION,
+          null);
+    }
+    String missing = missingField(stored);
+    if (missing != null) {
+      throw unreadable("is corrupt (no " + missing + ")", null);
+    }
+    PreparedClaims claims;
+    try {
+      claims = CheckpointRecords.fromFile(stored);
+    } catch (IllegalArgumentException e) {
+      throw unreadable("is corrupt (" + e.getMessage() + ")", e);
+    }
+    return claims.inBoot(bootId);
   }
 
   public void save(PreparedClaims checkpoint) throws IOException {
-    AtomicFiles.write(file, json.writeValueAsBytes(CheckpointRecords.toFile(checkpoint)));
+    byte[] content = json.writeValueAsBytes(CheckpointRecords.toFile(checkpoint));
+    if (opener == null) {
+      AtomicFiles.write(file, content);
+    } else {
+      AtomicFiles.write(file, content, opener);
+    }
+  }
+
+  private IllegalStateException unreadable(String problem, Exception cause) {
+    return new IllegalStateException(
+        "checkpoint "
+            + file
+            + " "
+            + problem
+            + ". The plugin does not start without it, so that it forgets no claim it prepared:"
+            + " restore the file, or drain the node of pods that use its GPUs and delete the file",
+        cause);
+  }
+
+  /** The first field a checkpoint the plugin wrote always has and this one lacks; else null. */
+  private static String missingField(CheckpointFile checkpoint) {
+    if (checkpoint.bootId() == null) {
+      return "bootId";
+    }
+    for (Map.Entry<String, CheckpointFile.Claim> claim : checkpoint.claims().entrySet()) {
+      String at = "claims." + claim.getKey();
+      CheckpointFile.Claim entry = claim.getValue();
+      if (claim.getKey().isEmpty() || entry == null) {
+        return at;
+      }
+      if (entry.state() == null || entry.namespace() == null || entry.name() == null) {
+        return at + ".state, .namespace or .name";
+      }
+      for (CheckpointFile.Device device : entry.devices()) {
+        if (device == null
+            || device.pool() == null
+            || device.device() == null
+            || device.uuid() == null
+            || device.sharing() == null) {
+          return at + ".devices[].pool, .device, .uuid or .sharing";
+        }
+      }
+      for (CheckpointFile.Mig mig : entry.createdMig()) {
+        if (mig == null
+            || mig.gpuUuid() == null
+            || mig.device() == null
+            || mig.profile() == null
+            || mig.placement() == null) {
+          return at + ".createdMig[].gpuUuid, .device, .profile or .placement";
+        }
+      }
+    }
+    return null;
   }
 }

@@ -17,16 +17,39 @@ import java.nio.file.StandardOpenOption;
 public final class AtomicFiles {
   private AtomicFiles() {}
 
+  /** Opens a file for writing; tests pass one whose channel fails as a full disk does. */
+  @FunctionalInterface
+  public interface Opener {
+    FileChannel open(Path file) throws IOException;
+  }
+
   public static void write(Path target, byte[] content) throws IOException {
+    write(target, content, AtomicFiles::openForWrite);
+  }
+
+  /**
+   * Writes through {@code opener}. When the temp file cannot be written whole (a full disk, an I/O
+   * error), it is deleted and the target is left as it was.
+   */
+  public static void write(Path target, byte[] content, Opener opener) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     Path temp = dir.resolve("." + target.getFileName() + ".tmp");
     try {
-      writeSynced(temp, content);
-    } catch (java.nio.file.NoSuchFileException e) {
-      Files.createDirectories(dir);
-      writeSynced(temp, content);
+      try {
+        writeSynced(opener, temp, content);
+      } catch (java.nio.file.NoSuchFileException e) {
+        Files.createDirectories(dir);
+        writeSynced(opener, temp, content);
+      }
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException | RuntimeException e) {
+      try {
+        Files.deleteIfExists(temp);
+      } catch (IOException cleanup) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
     }
-    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
     syncDirectory(dir);
   }
 
@@ -39,13 +62,16 @@ public final class AtomicFiles {
     return existed;
   }
 
-  private static void writeSynced(Path file, byte[] content) throws IOException {
-    try (FileChannel channel =
-        FileChannel.open(
-            file,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+  private static FileChannel openForWrite(Path file) throws IOException {
+    return FileChannel.open(
+        file,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING,
+        StandardOpenOption.WRITE);
+  }
+
+  private static void writeSynced(Opener opener, Path file, byte[] content) throws IOException {
+    try (FileChannel channel = opener.open(file)) {
       ByteBuffer buffer = ByteBuffer.wrap(content);
       while (buffer.hasRemaining()) {
         channel.write(buffer);
