@@ -1,5 +1,16 @@
-# Shared by the hack/ scripts: pick the newest JDK on the machine and make sure gcc/make exist.
+# Shared by the hack/ scripts: messages and errors, the root check, pick the newest JDK on the machine and make sure
+# gcc/make exist.
 # shellcheck shell=bash
+
+# say MESSAGE: a line of progress, with the time. die MESSAGE: the error on stderr, then exit 1. One style for
+# every script (hack/cluster/lib.sh and hack/kind/lib.sh source this).
+say() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
+die() { printf '[%s] ERROR: %s\n' "$(date +%T)" "$*" >&2; exit 1; }
+
+# need_root [MESSAGE]: dies unless running as root, with MESSAGE (default: "<script> needs root").
+need_root() {
+  [ "$(id -u)" = 0 ] || die "${1:-$(basename "$0") needs root}"
+}
 
 # The newest JDK under /usr/lib/jvm (by its major version), unless JAVA_HOME is already set to one.
 tessera_pick_jdk() {
@@ -20,7 +31,7 @@ tessera_pick_jdk() {
 }
 
 # gcc and make build the NVML simulator; openssl makes the webhook tests' certificates; shellcheck checks the
-# hack/kind scripts (KindScriptsTest, which on CI fails without it); Go fetches NVIDIA's nvml.h for the simulator's
+# hack/kind scripts (KindScriptsIT, which on CI fails without it); Go fetches NVIDIA's nvml.h for the simulator's
 # ABI and symbol checks (hack/mock-nvml/nvml-h, from the Go module proxy). Installed with apt when missing and root.
 tessera_need_build_tools() {
   # busybox (static): hack/images and hack/jib-check put it into the plugin's image, for the driver tools that are
@@ -36,7 +47,7 @@ tessera_need_build_tools() {
       busybox-static $go_pkg >/dev/null
   elif command -v gcc >/dev/null && command -v make >/dev/null && command -v openssl >/dev/null; then
     [ -z "$go_pkg" ] || echo "Go is missing: the NVML simulator's ABI and symbol checks need it to fetch nvml.h" >&2
-    command -v shellcheck >/dev/null || echo "shellcheck is missing: KindScriptsTest skips its shellcheck of hack/kind (fails on CI)" >&2
+    command -v shellcheck >/dev/null || echo "shellcheck is missing: KindScriptsIT skips its shellcheck of hack/kind (fails on CI)" >&2
   else
     echo "gcc, make (the NVML simulator) and openssl (the webhook tests) are needed" >&2; return 1
   fi

@@ -2,6 +2,9 @@
 # shellcheck shell=bash disable=SC2034  # the variables are for the scripts that source this
 
 cluster_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# say, die, need_root (and the JDK and build-tool helpers).
+# shellcheck source=../lib.sh
+. "$cluster_dir/../lib.sh"
 # shellcheck source=versions.env
 . "$cluster_dir/versions.env"
 
@@ -28,9 +31,6 @@ CONTAINERD_SOCK=/run/tessera-containerd/containerd.sock
 # kubectl as the cluster's admin; ctr in containerd's Kubernetes namespace.
 kube() { "$KUBE_BIN/kubectl" --kubeconfig="$STATE/admin.kubeconfig" "$@"; }
 ctr_k8s() { "$CONTAINERD_BIN/ctr" --address="$CONTAINERD_SOCK" --namespace=k8s.io "$@"; }
-
-say() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
-die() { printf '[%s] ERROR: %s\n' "$(date +%T)" "$*" >&2; exit 1; }
 
 # The images' cache key: what goes into them (pause.c, mkimage, refs, Debian's busybox version).
 images_dir() {

@@ -44,6 +44,12 @@ public final class DeviceAttributeNames {
   /** Capacity names. */
   public static final String MEMORY = "memory";
 
+  /**
+   * The {@code shared} offering's consumable compute capacity: a percentage of the GPU's SMs, which
+   * the plugin enforces as the MPS active thread percentage.
+   */
+  public static final String COMPUTE = "compute";
+
   public static final String MULTIPROCESSORS = "multiprocessors";
   public static final String COPY_ENGINES = "copyEngines";
   public static final String DECODERS = "decoders";

@@ -31,7 +31,7 @@ public final class AdminAccessRule {
                 + request
                 + " has adminAccess, which hands its devices over as they are beside the claims"
                 + " that use them; it cannot ask for sharing "
-                + sharing.strategy()
+                + sharing.strategy().configName()
                 + " (leave sharing out or use Exclusive)"));
   }
 }

@@ -33,7 +33,7 @@ public final class OpaqueConfigDecoder {
   private static final String THREAD_PERCENTAGE = "defaultActiveThreadPercentage";
   private static final String PINNED_MEMORY = "defaultPinnedDeviceMemoryLimit";
   private static final int MAX_ECHO = 64;
-  private static final List<String> STRATEGIES = List.of("Exclusive", "TimeSlicing", "MPS");
+  private static final List<String> STRATEGIES = SharingStrategy.configNames();
 
   /**
    * Decodes one config.
@@ -86,26 +86,32 @@ public final class OpaqueConfigDecoder {
       return null;
     }
     rejectUnknown(sharing, path, Set.of(STRATEGY, TIME_SLICING_CONFIG, MPS_CONFIG), errors);
-    String strategy = requiredString(sharing, STRATEGY, path, errors);
-    if (strategy != null && !STRATEGIES.contains(strategy)) {
-      errors.add(unsupported(join(path, STRATEGY), strategy, STRATEGIES));
+    String name = requiredString(sharing, STRATEGY, path, errors);
+    SharingStrategy strategy =
+        name == null ? null : SharingStrategy.ofConfigName(name).orElse(null);
+    if (name != null && strategy == null) {
+      errors.add(unsupported(join(path, STRATEGY), name, STRATEGIES));
       return null;
     }
-    if (sharing.containsKey(TIME_SLICING_CONFIG) && !"TimeSlicing".equals(strategy)) {
+    if (sharing.containsKey(TIME_SLICING_CONFIG) && strategy != SharingStrategy.TIME_SLICING) {
       errors.add(
           new FieldError(
-              join(path, TIME_SLICING_CONFIG), "only allowed when strategy is TimeSlicing"));
+              join(path, TIME_SLICING_CONFIG),
+              "only allowed when strategy is " + SharingStrategy.TIME_SLICING.configName()));
     }
-    if (sharing.containsKey(MPS_CONFIG) && !"MPS".equals(strategy)) {
-      errors.add(new FieldError(join(path, MPS_CONFIG), "only allowed when strategy is MPS"));
+    if (sharing.containsKey(MPS_CONFIG) && strategy != SharingStrategy.MPS) {
+      errors.add(
+          new FieldError(
+              join(path, MPS_CONFIG),
+              "only allowed when strategy is " + SharingStrategy.MPS.configName()));
     }
     if (strategy == null) {
       return null;
     }
     return switch (strategy) {
-      case "TimeSlicing" -> decodeTimeSlicing(sharing.get(TIME_SLICING_CONFIG), path, mig, errors);
-      case "MPS" -> decodeMps(sharing.get(MPS_CONFIG), join(path, MPS_CONFIG), errors);
-      default -> new Sharing.Exclusive();
+      case TIME_SLICING -> decodeTimeSlicing(sharing.get(TIME_SLICING_CONFIG), path, mig, errors);
+      case MPS -> decodeMps(sharing.get(MPS_CONFIG), join(path, MPS_CONFIG), errors);
+      case EXCLUSIVE -> new Sharing.Exclusive();
     };
   }
 

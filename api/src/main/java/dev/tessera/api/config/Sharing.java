@@ -9,8 +9,8 @@ public sealed interface Sharing permits Sharing.Exclusive, Sharing.TimeSlicing, 
   /** Whether a device with this strategy may be prepared for more than one claim at once. */
   boolean allowsSharing();
 
-  /** The strategy's name as written in the config. */
-  String strategy();
+  /** The strategy (its {@link SharingStrategy#configName()} is the name written in the config). */
+  SharingStrategy strategy();
 
   /** One claim owns the device. */
   record Exclusive() implements Sharing {
@@ -20,8 +20,8 @@ public sealed interface Sharing permits Sharing.Exclusive, Sharing.TimeSlicing, 
     }
 
     @Override
-    public String strategy() {
-      return "Exclusive";
+    public SharingStrategy strategy() {
+      return SharingStrategy.EXCLUSIVE;
     }
   }
 
@@ -33,8 +33,8 @@ public sealed interface Sharing permits Sharing.Exclusive, Sharing.TimeSlicing, 
     }
 
     @Override
-    public String strategy() {
-      return "TimeSlicing";
+    public SharingStrategy strategy() {
+      return SharingStrategy.TIME_SLICING;
     }
   }
 
@@ -53,8 +53,8 @@ public sealed interface Sharing permits Sharing.Exclusive, Sharing.TimeSlicing, 
     }
 
     @Override
-    public String strategy() {
-      return "MPS";
+    public SharingStrategy strategy() {
+      return SharingStrategy.MPS;
     }
   }
 

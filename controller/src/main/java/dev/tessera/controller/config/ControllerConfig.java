@@ -29,6 +29,8 @@ import java.time.Duration;
  * @param unhealthyTaintEffect the taint effect on a device its plugin reports unhealthy (a fatal
  *     XID): {@code NoSchedule} keeps new claims off it; {@code NoExecute} also evicts the pods
  *     using it
+ * @param podName the replica's pod (from the downward API, {@code POD_NAME}), its identity in
+ *     leader election; defaults to {@code tessera-controller-<pid>} for a controller outside a pod
  */
 @ConfigurationProperties("tessera.controller")
 public record ControllerConfig(
@@ -46,4 +48,13 @@ public record ControllerConfig(
     @Bindable(defaultValue = "8080") int metricsPort,
     @Bindable(defaultValue = "200ms") Duration retryInitial,
     @Bindable(defaultValue = "5m") Duration retryMax,
-    @Bindable(defaultValue = "NoSchedule") String unhealthyTaintEffect) {}
+    @Bindable(defaultValue = "NoSchedule") String unhealthyTaintEffect,
+    @Nullable String podName) {
+
+  /** This replica's name in leader election: the pod, else this process. */
+  public String electionIdentity() {
+    return podName == null || podName.isBlank()
+        ? "tessera-controller-" + ProcessHandle.current().pid()
+        : podName;
+  }
+}

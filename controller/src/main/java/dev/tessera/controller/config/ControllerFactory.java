@@ -1,8 +1,10 @@
 package dev.tessera.controller.config;
 
 import dev.tessera.api.health.TaintEffect;
+import dev.tessera.controller.publish.ElectionSettings;
 import dev.tessera.controller.publish.PoolReconciler;
 import dev.tessera.controller.publish.PoolSlices;
+import dev.tessera.controller.publish.PublishSettings;
 import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -50,6 +52,24 @@ public class ControllerFactory {
     // controller writes is then managed by "tessera-controller", not by a client library's name.
     client.setUserAgent(FIELD_MANAGER);
     return new KubernetesClientBuilder().withConfig(client).build();
+  }
+
+  @Singleton
+  PublishSettings publishSettings(ControllerConfig config) {
+    return new PublishSettings(
+        config.driverName(),
+        config.defaultOffering(),
+        config.leaseNamespace(),
+        config.leaseGrace(),
+        config.resync(),
+        config.retryInitial(),
+        config.retryMax());
+  }
+
+  @Singleton
+  ElectionSettings electionSettings(ControllerConfig config) {
+    return new ElectionSettings(
+        config.electionNamespace(), config.electionLeaseDuration(), config.electionIdentity());
   }
 
   @Singleton

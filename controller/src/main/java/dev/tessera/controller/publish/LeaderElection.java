@@ -1,6 +1,5 @@
 package dev.tessera.controller.publish;
 
-import dev.tessera.controller.config.ControllerConfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
@@ -26,7 +25,7 @@ public class LeaderElection {
   static final String LEASE = "tessera-controller";
 
   private final KubernetesClient client;
-  private final ControllerConfig config;
+  private final ElectionSettings config;
   private final NodePoolController controller;
   private final String identity;
   private CompletableFuture<?> election;
@@ -35,7 +34,7 @@ public class LeaderElection {
 
   public LeaderElection(
       KubernetesClient client,
-      ControllerConfig config,
+      ElectionSettings config,
       NodePoolController controller,
       MeterRegistry metrics) {
     this.client = client;
@@ -44,21 +43,19 @@ public class LeaderElection {
         .register(metrics);
     this.config = config;
     this.controller = controller;
-    this.identity =
-        System.getenv()
-            .getOrDefault("POD_NAME", "tessera-controller-" + ProcessHandle.current().pid());
+    this.identity = config.identity();
   }
 
   @PostConstruct
   void start() {
-    var duration = config.electionLeaseDuration();
+    var duration = config.leaseDuration();
     election =
         client
             .leaderElector()
             .withConfig(
                 new LeaderElectionConfigBuilder()
                     .withName(LEASE)
-                    .withLock(new LeaseLock(config.electionNamespace(), LEASE, identity))
+                    .withLock(new LeaseLock(config.namespace(), LEASE, identity))
                     .withLeaseDuration(duration)
                     .withRenewDeadline(duration.multipliedBy(2).dividedBy(3))
                     .withRetryPeriod(duration.dividedBy(5))

@@ -1,6 +1,5 @@
 package dev.tessera.controller.publish;
 
-import dev.tessera.controller.config.ControllerConfig;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -30,7 +29,7 @@ import tools.jackson.databind.json.JsonMapper;
 public class NodePoolController {
   private static final Logger LOG = LoggerFactory.getLogger(NodePoolController.class);
 
-  private final ControllerConfig config;
+  private final PublishSettings config;
   private final PoolInformers informers;
   private final PoolPlanner planner;
   private final SliceWriter writer;
@@ -44,7 +43,7 @@ public class NodePoolController {
 
   public NodePoolController(
       KubernetesClient client,
-      ControllerConfig config,
+      PublishSettings config,
       SliceRenderer renderer,
       PoolReconciler reconciler,
       JsonMapper json,

@@ -1,7 +1,7 @@
 package dev.tessera.controller.publish;
 
 import dev.tessera.api.GpuNodeNames;
-import dev.tessera.controller.config.ControllerConfig;
+import dev.tessera.api.NodeLeaseNames;
 import dev.tessera.controller.render.Offering;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -46,10 +46,8 @@ final class PoolInformers implements AutoCloseable {
   /** The slices' index by pool (a pool is a node): a reconcile reads one pool, not every slice. */
   private static final String BY_POOL = "pool";
 
-  private static final String LEASE_PREFIX = "tessera-";
-
   private final KubernetesClient client;
-  private final ControllerConfig config;
+  private final PublishSettings config;
   private final ReportedNodes reported;
   private final Clock clock;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
@@ -58,7 +56,7 @@ final class PoolInformers implements AutoCloseable {
   private SharedIndexInformer<ResourceSlice> slices;
 
   PoolInformers(
-      KubernetesClient client, ControllerConfig config, ReportedNodes reported, Clock clock) {
+      KubernetesClient client, PublishSettings config, ReportedNodes reported, Clock clock) {
     this.client = client;
     this.config = config;
     this.reported = reported;
@@ -107,10 +105,7 @@ final class PoolInformers implements AutoCloseable {
     leases =
         inform(
             client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0),
-            o ->
-                o.getMetadata().getName().startsWith(LEASE_PREFIX)
-                    ? o.getMetadata().getName().substring(LEASE_PREFIX.length())
-                    : null,
+            o -> NodeLeaseNames.nodeOf(o.getMetadata().getName()),
             touched);
     // Only Tessera's slices, and of each only what reconciling needs: a node's full slices are
     // ~1 MiB of model objects in mig-dynamic, too much to hold for a fleet.
@@ -139,7 +134,9 @@ final class PoolInformers implements AutoCloseable {
   NodeInputs inputs(String nodeName) {
     Node node = nodes.getStore().getByKey(nodeName);
     Lease lease =
-        leases.getStore().getByKey(config.leaseNamespace() + "/" + LEASE_PREFIX + nodeName);
+        leases
+            .getStore()
+            .getByKey(config.leaseNamespace() + "/" + NodeLeaseNames.forNode(nodeName));
     Map<String, String> labels = node == null ? null : node.getMetadata().getLabels();
     return new NodeInputs(
         nodeName,

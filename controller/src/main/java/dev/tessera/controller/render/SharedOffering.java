@@ -1,5 +1,6 @@
 package dev.tessera.controller.render;
 
+import static dev.tessera.api.DeviceAttributeNames.COMPUTE;
 import static dev.tessera.api.DeviceAttributeNames.MEMORY;
 
 import dev.tessera.api.inventory.Gpu;
@@ -22,7 +23,6 @@ import java.util.Map;
  * 0 unless asked; the node plugin turns both into MPS limits (issue 5).
  */
 final class SharedOffering {
-  static final String COMPUTE = "compute";
   private static final long GIB = 1L << 30;
 
   private SharedOffering() {}

@@ -1,8 +1,7 @@
 package dev.tessera.plugin.checkpoint;
 
+import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.fs.AtomicFiles;
-import dev.tessera.plugin.mig.CreatedMig;
-import dev.tessera.plugin.prepare.PreparedDevice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,7 +12,9 @@ import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Loads and saves the checkpoint file; every save is atomic and durable. */
+/**
+ * Loads and saves the checkpoint file ({@link CheckpointFile}); every save is atomic and durable.
+ */
 public final class CheckpointStore {
   private final Path file;
   private final JsonMapper json;
@@ -44,9 +45,9 @@ public final class CheckpointStore {
    *     corrupt, of another version, or with a claim twice): the plugin must not start and forget
    *     claims it prepared
    */
-  public Checkpoint load(String bootId) {
+  public PreparedClaims load(String bootId) {
     if (!Files.exists(file)) {
-      return Checkpoint.empty(bootId);
+      return PreparedClaims.empty(bootId);
     }
     byte[] content;
     try {
@@ -54,11 +55,11 @@ public final class CheckpointStore {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read checkpoint " + file, e);
     }
-    Checkpoint stored;
+    CheckpointFile stored;
     try {
       // A claim UID twice would otherwise be read as the last one alone: a claim forgotten.
       ObjectReader reader =
-          json.readerFor(Checkpoint.class).with(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
+          json.readerFor(CheckpointFile.class).with(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
       stored = reader.readValue(content);
     } catch (JacksonException e) {
       throw unreadable("is corrupt (" + e.getOriginalMessage() + ")", e);
@@ -66,19 +67,26 @@ public final class CheckpointStore {
     if (stored == null) {
       throw unreadable("is corrupt (null, not a checkpoint)", null);
     }
-    if (!Checkpoint.API_VERSION.equals(stored.apiVersion())) {
+    if (!CheckpointFile.API_VERSION.equals(stored.apiVersion())) {
       throw unreadable(
-          "has apiVersion " + stored.apiVersion() + ", expected " + Checkpoint.API_VERSION, null);
+          "has apiVersion " + stored.apiVersion() + ", expected " + CheckpointFile.API_VERSION,
+          null);
     }
     String missing = missingField(stored);
     if (missing != null) {
       throw unreadable("is corrupt (no " + missing + ")", null);
     }
-    return stored.inBoot(bootId);
+    PreparedClaims claims;
+    try {
+      claims = CheckpointRecords.fromFile(stored);
+    } catch (IllegalArgumentException e) {
+      throw unreadable("is corrupt (" + e.getMessage() + ")", e);
+    }
+    return claims.inBoot(bootId);
   }
 
-  public void save(Checkpoint checkpoint) throws IOException {
-    byte[] content = json.writeValueAsBytes(checkpoint);
+  public void save(PreparedClaims checkpoint) throws IOException {
+    byte[] content = json.writeValueAsBytes(CheckpointRecords.toFile(checkpoint));
     if (opener == null) {
       AtomicFiles.write(file, content);
     } else {
@@ -98,20 +106,20 @@ public final class CheckpointStore {
   }
 
   /** The first field a checkpoint the plugin wrote always has and this one lacks; else null. */
-  private static String missingField(Checkpoint checkpoint) {
+  private static String missingField(CheckpointFile checkpoint) {
     if (checkpoint.bootId() == null) {
       return "bootId";
     }
-    for (Map.Entry<String, ClaimEntry> claim : checkpoint.claims().entrySet()) {
+    for (Map.Entry<String, CheckpointFile.Claim> claim : checkpoint.claims().entrySet()) {
       String at = "claims." + claim.getKey();
-      ClaimEntry entry = claim.getValue();
+      CheckpointFile.Claim entry = claim.getValue();
       if (claim.getKey().isEmpty() || entry == null) {
         return at;
       }
       if (entry.state() == null || entry.namespace() == null || entry.name() == null) {
         return at + ".state, .namespace or .name";
       }
-      for (PreparedDevice device : entry.devices()) {
+      for (CheckpointFile.Device device : entry.devices()) {
         if (device == null
             || device.pool() == null
             || device.device() == null
@@ -120,7 +128,7 @@ public final class CheckpointStore {
           return at + ".devices[].pool, .device, .uuid or .sharing";
         }
       }
-      for (CreatedMig mig : entry.createdMig()) {
+      for (CheckpointFile.Mig mig : entry.createdMig()) {
         if (mig == null
             || mig.gpuUuid() == null
             || mig.device() == null

@@ -42,6 +42,8 @@ import java.util.List;
  * @param healthIgnoredXids XIDs to publish as informational only, besides the application XIDs
  * @param toolTimeout how long a driver tool ({@code nvidia-smi}, {@code nvidia-cuda-mps-control})
  *     may take before the prepare that runs it fails
+ * @param podName the plugin's pod (from the downward API, {@code POD_NAME}), the holder it writes
+ *     into its Lease; defaults to {@code <node>-<pid>} for a plugin outside a pod
  */
 @ConfigurationProperties("tessera")
 public record PluginConfig(
@@ -61,7 +63,8 @@ public record PluginConfig(
     @Nullable String instance,
     @Bindable(defaultValue = "5m") Duration healthRecovery,
     @Nullable List<Integer> healthIgnoredXids,
-    @Bindable(defaultValue = "30s") Duration toolTimeout) {
+    @Bindable(defaultValue = "30s") Duration toolTimeout,
+    @Nullable String podName) {
 
   public PluginConfig {
     healthIgnoredXids = healthIgnoredXids == null ? List.of() : List.copyOf(healthIgnoredXids);
@@ -69,6 +72,13 @@ public record PluginConfig(
       throw new IllegalArgumentException(
           "tessera.node-name is required (set NODE_NAME from the downward API)");
     }
+  }
+
+  /** Who holds the node's Lease: the pod, else this process on the node. */
+  public String leaseHolder() {
+    return podName == null || podName.isBlank()
+        ? nodeName + "-" + ProcessHandle.current().pid()
+        : podName;
   }
 
   /** The driver root as the plugin sees it and as the host does. */

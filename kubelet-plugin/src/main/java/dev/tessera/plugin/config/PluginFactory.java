@@ -3,6 +3,7 @@ package dev.tessera.plugin.config;
 import dev.tessera.api.DeviceName;
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.plugin.app.KubeletSockets;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
@@ -23,9 +24,13 @@ import dev.tessera.plugin.mig.MigPlanner;
 import dev.tessera.plugin.mig.NvmlMigHardware;
 import dev.tessera.plugin.nvml.Nvml;
 import dev.tessera.plugin.prepare.ClaimPlanner;
+import dev.tessera.plugin.prepare.ClaimRollback;
 import dev.tessera.plugin.prepare.ConfigResolver;
 import dev.tessera.plugin.prepare.DeviceEditsResolver;
 import dev.tessera.plugin.prepare.DeviceState;
+import dev.tessera.plugin.prepare.NodeClaims;
+import dev.tessera.plugin.prepare.NodeLock;
+import dev.tessera.plugin.prepare.StartupRecovery;
 import dev.tessera.plugin.sharing.DriverTools;
 import dev.tessera.plugin.sharing.MpsDaemons;
 import dev.tessera.plugin.sharing.MpsPaths;
@@ -95,6 +100,12 @@ public class PluginFactory {
   }
 
   @Singleton
+  KubeletSockets kubeletSockets(PluginConfig config) {
+    return new KubeletSockets(
+        config.driverName(), config.nodeName(), config.registrationSocket(), config.draSocket());
+  }
+
+  @Singleton
   NodePaths nodePaths(PluginConfig config) {
     return NodePaths.forDriverRoot(config.driverRoots());
   }
@@ -134,17 +145,64 @@ public class PluginFactory {
   }
 
   @Singleton
+  NodeClaims nodeClaims(PluginConfig config, JsonMapper json) {
+    var store = new CheckpointStore(config.checkpointFile(), json);
+    return new NodeClaims(
+        store, NodeLock.beside(store.file()), BootId.read(Path.of(config.bootIdFile())));
+  }
+
+  @Singleton
+  CdiSpecWriter cdiSpecWriter(PluginConfig config, JsonMapper json) {
+    return new CdiSpecWriter(Path.of(config.cdiDir()), config.driverName(), json);
+  }
+
+  @Singleton
+  SharingPlanner sharingPlanner() {
+    return new SharingPlanner();
+  }
+
+  @Singleton
+  DynamicMig dynamicMig(Nvml nvml, Supplier<NodeInventory> inventory) {
+    return new DynamicMig(new MigPlanner(), new NvmlMigHardware(nvml), inventory);
+  }
+
+  @Singleton
+  ClaimRollback claimRollback(
+      NodeClaims node,
+      CdiSpecWriter cdiWriter,
+      SharingPlanner sharingPlanner,
+      SharingEffects sharing,
+      DynamicMig mig) {
+    return new ClaimRollback(node, cdiWriter, sharingPlanner, sharing, mig);
+  }
+
+  @Singleton
+  StartupRecovery startupRecovery(
+      NodeClaims node,
+      ClaimRollback rollback,
+      CdiSpecWriter cdiWriter,
+      SharingPlanner sharingPlanner,
+      SharingEffects sharing,
+      DynamicMig mig,
+      RediscoverableInventory discovered) {
+    return new StartupRecovery(
+        node, rollback, cdiWriter, sharingPlanner, sharing, mig, discovered::rediscover);
+  }
+
+  @Singleton
   DeviceState deviceState(
       PluginConfig config,
       BeanProvider<KubernetesClient> client,
       ApiServerClaims claims,
       Supplier<NodeInventory> inventory,
-      RediscoverableInventory discovered,
       CdiSpecBuilder cdiBuilder,
       NodePaths paths,
+      CdiSpecWriter cdiWriter,
+      SharingPlanner sharingPlanner,
       SharingEffects sharing,
-      Nvml nvml,
-      JsonMapper json) {
+      DynamicMig mig,
+      NodeClaims node,
+      ClaimRollback rollback) {
     var resolver =
         new ConfigResolver(
             config.driverName(),
@@ -162,13 +220,12 @@ public class PluginFactory {
         inventory,
         cdiBuilder,
         new DeviceEditsResolver(paths, sharing.mpsPaths()),
-        new CdiSpecWriter(Path.of(config.cdiDir()), config.driverName(), json),
-        new CheckpointStore(config.checkpointFile(), json),
-        new SharingPlanner(),
+        cdiWriter,
+        sharingPlanner,
         sharing,
-        new DynamicMig(new MigPlanner(), new NvmlMigHardware(nvml), inventory),
-        BootId.read(Path.of(config.bootIdFile())),
-        discovered::rediscover);
+        mig,
+        node,
+        rollback);
   }
 
   @Singleton
@@ -182,14 +239,11 @@ public class PluginFactory {
   @Bean(preDestroy = "close")
   LeaseRenewer leaseRenewer(
       PluginConfig config, BeanProvider<KubernetesClient> client, Clock clock) {
-    String holder =
-        System.getenv()
-            .getOrDefault("POD_NAME", config.nodeName() + "-" + ProcessHandle.current().pid());
     return new LeaseRenewer(
         client::get,
         config.leaseNamespace(),
         config.nodeName(),
-        holder,
+        config.leaseHolder(),
         config.leaseDuration(),
         clock);
   }

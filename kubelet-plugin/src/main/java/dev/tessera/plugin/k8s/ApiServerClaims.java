@@ -1,8 +1,8 @@
 package dev.tessera.plugin.k8s;
 
-import dev.tessera.plugin.prepare.ClaimRef;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.prepare.ClaimSource;
-import dev.tessera.plugin.prepare.PreparedDevice;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;

@@ -1,5 +1,6 @@
 package dev.tessera.plugin.k8s;
 
+import dev.tessera.api.NodeLeaseNames;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -41,14 +42,10 @@ public final class LeaseRenewer implements AutoCloseable {
       Clock clock) {
     this.client = client;
     this.namespace = namespace;
-    this.name = leaseName(nodeName);
+    this.name = NodeLeaseNames.forNode(nodeName);
     this.holder = holder;
     this.duration = duration;
     this.clock = clock;
-  }
-
-  public static String leaseName(String nodeName) {
-    return "tessera-" + nodeName;
   }
 
   /** Renews now and then every quarter of the lease's duration. */

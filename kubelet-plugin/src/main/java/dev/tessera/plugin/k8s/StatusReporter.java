@@ -1,7 +1,7 @@
 package dev.tessera.plugin.k8s;
 
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PreparedDevice;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PreparedDevice;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

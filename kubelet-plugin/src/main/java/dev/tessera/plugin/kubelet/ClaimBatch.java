@@ -1,9 +1,9 @@
 package dev.tessera.plugin.kubelet;
 
-import dev.tessera.plugin.prepare.ClaimRef;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.prepare.DeviceState;
-import dev.tessera.plugin.prepare.PrepareException;
-import dev.tessera.plugin.prepare.PreparedDevice;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

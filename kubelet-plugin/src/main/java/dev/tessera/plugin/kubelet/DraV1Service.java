@@ -9,28 +9,53 @@ import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesResponse;
 import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import dev.tessera.api.kubelet.dra.v1.NodeUnprepareResourcesResponse;
-import dev.tessera.plugin.kubelet.ClaimBatch.Outcome;
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PreparedDevice;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PreparedDevice;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
 
 /** The kubelet's DRA v1 API (kubelet 1.34+), translated to and from {@link ClaimBatch}. */
 public final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
-  private final ClaimBatch batch;
+  private static final DraTranslation.Messages<
+          Claim, NodePrepareResourceResponse, NodeUnprepareResourceResponse>
+      MESSAGES =
+          new DraTranslation.Messages<>() {
+            @Override
+            public ClaimRef ref(Claim c) {
+              return new ClaimRef(c.getNamespace(), c.getName(), c.getUid());
+            }
+
+            @Override
+            public NodePrepareResourceResponse prepared(List<PreparedDevice> devices) {
+              var reply = NodePrepareResourceResponse.newBuilder();
+              devices.forEach(d -> reply.addDevices(device(d)));
+              return reply.build();
+            }
+
+            @Override
+            public NodePrepareResourceResponse prepareFailed(String error) {
+              return NodePrepareResourceResponse.newBuilder().setError(error).build();
+            }
+
+            @Override
+            public NodeUnprepareResourceResponse unprepared(String error) {
+              return NodeUnprepareResourceResponse.newBuilder().setError(error).build();
+            }
+          };
+
+  private final DraTranslation translation;
 
   public DraV1Service(ClaimBatch batch) {
-    this.batch = batch;
+    this.translation = new DraTranslation(batch);
   }
 
   @Override
   public void nodePrepareResources(
       NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> response) {
-    var reply = NodePrepareResourcesResponse.newBuilder();
-    batch
-        .prepare(refs(request.getClaimsList()))
-        .forEach((uid, outcome) -> reply.putClaims(uid, prepared(outcome)));
-    response.onNext(reply.build());
+    response.onNext(
+        NodePrepareResourcesResponse.newBuilder()
+            .putAllClaims(translation.prepare(request.getClaimsList(), MESSAGES))
+            .build());
     response.onCompleted();
   }
 
@@ -38,28 +63,11 @@ public final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
   public void nodeUnprepareResources(
       NodeUnprepareResourcesRequest request,
       StreamObserver<NodeUnprepareResourcesResponse> response) {
-    var reply = NodeUnprepareResourcesResponse.newBuilder();
-    batch
-        .unprepare(refs(request.getClaimsList()))
-        .forEach(
-            (uid, outcome) ->
-                reply.putClaims(
-                    uid,
-                    NodeUnprepareResourceResponse.newBuilder()
-                        .setError(outcome instanceof Outcome.Failed f ? f.error() : "")
-                        .build()));
-    response.onNext(reply.build());
+    response.onNext(
+        NodeUnprepareResourcesResponse.newBuilder()
+            .putAllClaims(translation.unprepare(request.getClaimsList(), MESSAGES))
+            .build());
     response.onCompleted();
-  }
-
-  private static NodePrepareResourceResponse prepared(Outcome outcome) {
-    var result = NodePrepareResourceResponse.newBuilder();
-    switch (outcome) {
-      case Outcome.Prepared p -> p.devices().forEach(d -> result.addDevices(device(d)));
-      case Outcome.Failed f -> result.setError(f.error());
-      case Outcome.Done d -> {}
-    }
-    return result.build();
   }
 
   private static Device device(PreparedDevice d) {
@@ -73,11 +81,5 @@ public final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
       device.setShareId(d.shareId());
     }
     return device.build();
-  }
-
-  private static List<ClaimRef> refs(List<Claim> claims) {
-    return claims.stream()
-        .map(c -> new ClaimRef(c.getNamespace(), c.getName(), c.getUid()))
-        .toList();
   }
 }

@@ -5,12 +5,14 @@ import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PlannedDevice;
-import dev.tessera.plugin.prepare.PrepareException;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.MigTarget;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,7 +58,7 @@ public final class DynamicMig {
 
     /** The records to checkpoint before acting. */
     public List<CreatedMig> intents() {
-      return creates.stream().map(c -> CreatedMig.intent(c.target(), c.enableMigMode())).toList();
+      return creates.stream().map(c -> c.target().intent(c.enableMigMode())).toList();
     }
 
     private boolean toCreate(PlannedDevice device) {
@@ -79,19 +81,13 @@ public final class DynamicMig {
    * capability, see {@code DeviceEditsResolver}), so a monitoring claim of every placement of a
    * dynamic-MIG node sees the GPUs as they are instead of failing or reshaping them.
    */
-  public Plan plan(ClaimRef ref, List<PlannedDevice> devices, Checkpoint checkpoint)
+  public Plan plan(ClaimRef ref, List<PlannedDevice> devices, PreparedClaims checkpoint)
       throws PrepareException {
     devices = asTheyAre(ref, devices);
     Map<String, MigTarget> targets = new LinkedHashMap<>();
     for (PlannedDevice device : devices) {
-      if (device.name() instanceof DeviceName.Mig name && !device.adminAccess()) {
-        MigTarget target =
-            MigTarget.resolve(device.gpu(), name)
-                .orElseThrow(
-                    () ->
-                        new PrepareException(
-                            "claim " + ref + ": device " + name.value() + " is not on this node"));
-        targets.putIfAbsent(name.value(), target);
+      if (device.name() instanceof DeviceName.Mig && !device.adminAccess()) {
+        targets.putIfAbsent(device.name().value(), target(ref, device));
       }
     }
     if (targets.isEmpty()) {
@@ -140,16 +136,11 @@ public final class DynamicMig {
     Map<String, GpuMigState> states = new LinkedHashMap<>();
     var resolved = new ArrayList<PlannedDevice>();
     for (PlannedDevice device : devices) {
-      if (!(device.name() instanceof DeviceName.Mig name) || !device.adminAccess()) {
+      if (!(device.name() instanceof DeviceName.Mig) || !device.adminAccess()) {
         resolved.add(device);
         continue;
       }
-      MigTarget target =
-          MigTarget.resolve(device.gpu(), name)
-              .orElseThrow(
-                  () ->
-                      new PrepareException(
-                          "claim " + ref + ": device " + name.value() + " is not on this node"));
+      MigTarget target = target(ref, device);
       GpuMigState state = states.get(target.gpuUuid());
       if (state == null) {
         state = hardware.read(target.gpuUuid());
@@ -158,6 +149,15 @@ public final class DynamicMig {
       resolved.add(device.withMigDevice(MigPlanner.existing(target, state).orElse(null)));
     }
     return resolved;
+  }
+
+  /** The MIG device the claim planner resolved the name to. */
+  private static MigTarget target(ClaimRef ref, PlannedDevice device) throws PrepareException {
+    if (device.migTarget() == null) {
+      throw new PrepareException(
+          "claim " + ref + ": device " + device.name().value() + " is not on this node");
+    }
+    return device.migTarget();
   }
 
   /**
@@ -228,8 +228,8 @@ public final class DynamicMig {
    * part-way, or the node rebooted) and returns the checkpoint without them; keeps those of
    * completed claims; leaves every other MIG device alone (an admin's) and says so in the log.
    */
-  public Checkpoint reconcile(Checkpoint checkpoint) throws PrepareException {
-    Checkpoint next = checkpoint;
+  public PreparedClaims reconcile(PreparedClaims checkpoint) throws PrepareException {
+    PreparedClaims next = checkpoint;
     var kept = new ArrayList<CreatedMig>();
     for (Map.Entry<String, ClaimEntry> e : checkpoint.claims().entrySet()) {
       ClaimEntry entry = e.getValue();
@@ -253,7 +253,7 @@ public final class DynamicMig {
       }
       GpuMigState state = hardware.read(gpu.uuid());
       for (GpuMigState.Instance instance : state.instances()) {
-        if (kept.stream().noneMatch(c -> c.matches(gpu.uuid(), instance))) {
+        if (kept.stream().noneMatch(c -> instance.is(c, gpu.uuid()))) {
           LOG.atInfo()
               .addKeyValue("gpu.uuid", gpu.uuid())
               .addKeyValue("gpuInstance", instance.gpuInstanceId())

@@ -2,6 +2,7 @@ package dev.tessera.plugin.mig;
 
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
+import dev.tessera.plugin.claim.CreatedMig;
 import java.util.List;
 
 /**
@@ -18,6 +19,17 @@ public record GpuMigState(String gpuUuid, MigMode mode, List<Instance> instances
       int gpuInstanceId, int profileId, MigPlacement placement, List<Compute> computeInstances) {
     public Instance {
       computeInstances = List.copyOf(computeInstances);
+    }
+
+    /**
+     * Whether this instance, on GPU {@code gpu}, is the created device {@code mig} (by id once
+     * known).
+     */
+    public boolean is(CreatedMig mig, String gpu) {
+      return mig.gpuUuid().equals(gpu)
+          && profileId == mig.profileId()
+          && placement.start() == mig.placement().start()
+          && (mig.gpuInstanceId() == null || mig.gpuInstanceId() == gpuInstanceId);
     }
   }
 

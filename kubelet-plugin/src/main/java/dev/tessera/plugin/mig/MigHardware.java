@@ -1,6 +1,7 @@
 package dev.tessera.plugin.mig;
 
-import dev.tessera.plugin.prepare.PrepareException;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.PrepareException;
 
 /** Where MIG devices are read, made and destroyed: NVML on a node, a fake in unit tests. */
 public interface MigHardware {

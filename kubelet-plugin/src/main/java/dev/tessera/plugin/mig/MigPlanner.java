@@ -3,8 +3,10 @@ package dev.tessera.plugin.mig;
 import dev.tessera.api.inventory.MigDevice;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PrepareException;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.MigTarget;
+import dev.tessera.plugin.claim.PrepareException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -161,7 +163,7 @@ public final class MigPlanner {
   private static Optional<String> owner(
       String gpuUuid, GpuMigState.Instance instance, Map<CreatedMig, String> othersCreated) {
     return othersCreated.entrySet().stream()
-        .filter(e -> e.getKey().matches(gpuUuid, instance))
+        .filter(e -> instance.is(e.getKey(), gpuUuid))
         .map(Map.Entry::getValue)
         .findFirst();
   }

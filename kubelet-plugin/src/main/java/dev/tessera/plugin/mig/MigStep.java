@@ -1,6 +1,7 @@
 package dev.tessera.plugin.mig;
 
 import dev.tessera.api.inventory.MigDevice;
+import dev.tessera.plugin.claim.MigTarget;
 
 /** What preparing one MIG device takes, as {@link MigPlanner} decides it. */
 public sealed interface MigStep {

@@ -2,6 +2,9 @@ package dev.tessera.plugin.mig;
 
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.MigTarget;
+import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.discovery.NvmlNames;
 import dev.tessera.plugin.nvml.ComputeInstanceProfileInfo;
 import dev.tessera.plugin.nvml.GpuInstanceInfo;
@@ -12,7 +15,6 @@ import dev.tessera.plugin.nvml.NvmlHandle.Device;
 import dev.tessera.plugin.nvml.NvmlHandle.GpuInstance;
 import dev.tessera.plugin.nvml.NvmlReturn;
 import dev.tessera.plugin.nvml.Placement;
-import dev.tessera.plugin.prepare.PrepareException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -105,7 +107,7 @@ public final class NvmlMigHardware implements MigHardware {
           .addKeyValue("computeInstance", ciId)
           .addKeyValue("mig.uuid", uuid)
           .log("created MIG device");
-      return CreatedMig.intent(target, step.enableMigMode()).made(giId, ciId, uuid);
+      return target.intent(step.enableMigMode()).made(giId, ciId, uuid);
     } catch (NvmlException e) {
       // No half-made GPU instance may stay behind: it would hold the slices and nobody owns it.
       try {
@@ -133,7 +135,7 @@ public final class NvmlMigHardware implements MigHardware {
                 info.profileId(),
                 new MigPlacement(info.placement().start(), info.placement().size()),
                 List.of());
-        if (mig.matches(mig.gpuUuid(), instance)) {
+        if (instance.is(mig, mig.gpuUuid())) {
           destroyInstance(gi);
           LOG.atInfo()
               .addKeyValue("gpu.uuid", mig.gpuUuid())

@@ -205,17 +205,6 @@ public final class JnaNvml implements Nvml {
     return intOut("nvmlDeviceGetMinorNumber", v -> lib.nvmlDeviceGetMinorNumber(ptr(device), v));
   }
 
-  @Override
-  public ComputeMode computeMode(Device device) {
-    return ComputeMode.of(
-        intOut("nvmlDeviceGetComputeMode", v -> lib.nvmlDeviceGetComputeMode(ptr(device), v)));
-  }
-
-  @Override
-  public void setComputeMode(Device device, ComputeMode mode) {
-    call("nvmlDeviceSetComputeMode", () -> lib.nvmlDeviceSetComputeMode(ptr(device), mode.value()));
-  }
-
   // --- MIG mode and profiles
 
   @Override

@@ -71,12 +71,6 @@ public interface Nvml extends AutoCloseable {
   /** {@code nvmlDeviceGetMinorNumber}: the {@code N} of {@code /dev/nvidiaN}. */
   int minorNumber(Device device);
 
-  /** {@code nvmlDeviceGetComputeMode}. */
-  ComputeMode computeMode(Device device);
-
-  /** {@code nvmlDeviceSetComputeMode}. */
-  void setComputeMode(Device device, ComputeMode mode);
-
   // --- MIG mode and profiles
 
   /** {@code nvmlDeviceGetMigMode}; empty where the GPU cannot do MIG. */

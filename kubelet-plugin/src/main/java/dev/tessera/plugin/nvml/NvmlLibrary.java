@@ -49,10 +49,6 @@ interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetMinorNumber(Pointer device, IntByReference minorNumber);
 
-  int nvmlDeviceGetComputeMode(Pointer device, IntByReference mode);
-
-  int nvmlDeviceSetComputeMode(Pointer device, int mode);
-
   int nvmlDeviceGetMigMode(Pointer device, IntByReference currentMode, IntByReference pendingMode);
 
   int nvmlDeviceSetMigMode(Pointer device, int mode, IntByReference activationStatus);

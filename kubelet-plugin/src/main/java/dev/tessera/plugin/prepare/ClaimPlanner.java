@@ -11,9 +11,13 @@ import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.mig.MigTarget;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.MigTarget;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
@@ -49,7 +53,7 @@ public final class ClaimPlanner {
   }
 
   public List<PlannedDevice> plan(
-      ClaimRef ref, ResourceClaim claim, NodeInventory inventory, Checkpoint checkpoint)
+      ClaimRef ref, ResourceClaim claim, NodeInventory inventory, PreparedClaims checkpoint)
       throws PrepareException {
     String uid = claim.getMetadata().getUid();
     if (!ref.uid().equals(uid)) {
@@ -160,12 +164,12 @@ public final class ClaimPlanner {
             inventory
                 .gpuByMinor(migName.parentMinor())
                 .orElseThrow(() -> new PrepareException(missing));
-        if (MigTarget.resolve(gpu, migName).isEmpty()) {
-          throw new PrepareException(missing);
-        }
+        // Resolved once here; DynamicMig makes or finds the device from it.
+        MigTarget target =
+            MigTarget.resolve(gpu, migName).orElseThrow(() -> new PrepareException(missing));
         // Null when it does not exist yet (mig-dynamic): prepare creates it, unless the claim has
         // admin access (then it is handed over as it is, see DynamicMig).
-        MigDevice mig = findMig(gpu, migName).orElse(null);
+        MigDevice mig = MigTarget.existing(gpu, migName).orElse(null);
         DeviceConfig config =
             admin
                 ? adminConfig(ref, scoped, result.getRequest(), true)
@@ -178,7 +182,8 @@ public final class ClaimPlanner {
             mig,
             config,
             result.getShareID(),
-            admin);
+            admin,
+            target);
       }
     };
   }
@@ -202,20 +207,13 @@ public final class ClaimPlanner {
     return mig ? MigDeviceConfig.defaults() : GpuConfig.defaults();
   }
 
-  private static Optional<MigDevice> findMig(Gpu gpu, DeviceName.Mig name) {
-    return gpu.migDevices().stream()
-        .filter(m -> m.placement().start() == name.placementStart())
-        .filter(m -> DeviceName.profileLabel(m.profile()).equals(name.profile()))
-        .findFirst();
-  }
-
   /**
    * A device prepared for another claim may be prepared again only if both claims share it with the
    * same strategy, or the scheduler handed out shares of it (a share ID). Admin access takes the
    * device beside whoever holds it and holds nothing itself, so it is not checked, and another
    * claim's admin access never blocks this one.
    */
-  private void refuseConflicts(ClaimRef ref, List<PlannedDevice> planned, Checkpoint checkpoint)
+  private void refuseConflicts(ClaimRef ref, List<PlannedDevice> planned, PreparedClaims checkpoint)
       throws PrepareException {
     for (PlannedDevice device : planned) {
       if (device.adminAccess()) {

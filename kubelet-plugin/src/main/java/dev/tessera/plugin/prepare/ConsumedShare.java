@@ -16,9 +16,6 @@ import java.util.OptionalLong;
  * take the memory another was promised.
  */
 final class ConsumedShare {
-  /** The {@code shared} offering's compute capacity: a percentage of the GPU's SMs. */
-  static final String COMPUTE = "compute";
-
   private ConsumedShare() {}
 
   /**
@@ -31,7 +28,10 @@ final class ConsumedShare {
       return config;
     }
     long memory = amount(consumed.get(DeviceAttributeNames.MEMORY));
-    long compute = consumed.containsKey(COMPUTE) ? amount(consumed.get(COMPUTE)) : 0;
+    long compute =
+        consumed.containsKey(DeviceAttributeNames.COMPUTE)
+            ? amount(consumed.get(DeviceAttributeNames.COMPUTE))
+            : 0;
     Sharing.Mps mps =
         switch (config.sharing()) {
           case Sharing.TimeSlicing t -> null;

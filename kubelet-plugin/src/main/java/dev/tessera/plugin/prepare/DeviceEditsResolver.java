@@ -6,6 +6,8 @@ import dev.tessera.api.inventory.MigMode;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder.DeviceEdits;
 import dev.tessera.plugin.cdi.NodePaths;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.sharing.MpsPaths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

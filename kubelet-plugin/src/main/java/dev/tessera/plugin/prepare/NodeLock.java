@@ -1,5 +1,6 @@
 package dev.tessera.plugin.prepare;
 
+import dev.tessera.plugin.claim.PrepareException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -15,17 +16,22 @@ import java.util.concurrent.locks.ReentrantLock;
  * registered with the kubelet, both writing the one checkpoint. An OS file lock next to the
  * checkpoint is what the processes share; it goes with a process that dies.
  */
-final class NodeLock {
+public final class NodeLock {
   private final ReentrantLock local = new ReentrantLock();
   private final Path file;
   private FileChannel channel; // guarded by local
 
-  NodeLock(Path file) {
+  public NodeLock(Path file) {
     this.file = file;
   }
 
+  /** The lock of the node whose checkpoint is {@code checkpointFile}: a file beside it. */
+  public static NodeLock beside(Path checkpointFile) {
+    return new NodeLock(checkpointFile.resolveSibling(checkpointFile.getFileName() + ".lock"));
+  }
+
   /** Held until closed: this thread alone in this process, this process alone on the node. */
-  Held acquire() throws PrepareException {
+  public Held acquire() throws PrepareException {
     local.lock();
     try {
       if (channel == null || !channel.isOpen()) {
@@ -54,7 +60,7 @@ final class NodeLock {
     }
   }
 
-  final class Held implements AutoCloseable {
+  public final class Held implements AutoCloseable {
     private final FileLock fileLock;
 
     private Held(FileLock fileLock) {

@@ -1,6 +1,6 @@
 package dev.tessera.plugin.sharing;
 
-import dev.tessera.plugin.prepare.PrepareException;
+import dev.tessera.plugin.claim.PrepareException;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.List;

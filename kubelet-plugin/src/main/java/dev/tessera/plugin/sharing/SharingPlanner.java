@@ -4,12 +4,13 @@ import dev.tessera.api.DeviceName;
 import dev.tessera.api.Quantities;
 import dev.tessera.api.config.Sharing;
 import dev.tessera.api.config.Sharing.TimeSliceInterval;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PlannedDevice;
-import dev.tessera.plugin.prepare.PrepareException;
-import dev.tessera.plugin.prepare.PreparedDevice;
+import dev.tessera.api.config.SharingStrategy;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,20 +28,24 @@ import java.util.Map;
 public final class SharingPlanner {
   private static final int ALL_THREADS = 100;
 
-  /** The actions that set up the claim's devices, or why the claim cannot have them. */
-  public List<SharingAction> prepare(ClaimRef ref, List<PlannedDevice> plan, Checkpoint checkpoint)
-      throws PrepareException {
+  /**
+   * The actions that set up the claim's devices, or why the claim cannot have them. Devices are
+   * told apart by name, so the plan is made once, before any MIG device of the claim exists; an
+   * action on a MIG device still to be made carries its UUID only once {@link #forMade} gives it.
+   */
+  public List<SharingAction> prepare(
+      ClaimRef ref, List<PlannedDevice> plan, PreparedClaims checkpoint) throws PrepareException {
     refuseSeveralMpsDevices(ref, plan);
     var actions = new ArrayList<SharingAction>();
     for (PlannedDevice device : distinct(plan)) {
       if (device.adminAccess()) {
         continue;
       }
-      List<Holder> others = holders(checkpoint, ref.uid(), device.uuid());
+      List<Holder> others = holders(checkpoint, ref.uid(), device.pool(), device.name().value());
       switch (device.config().sharing()) {
         case Sharing.Exclusive e -> {}
         case Sharing.TimeSlicing t -> {
-          refuseOtherStrategies(ref, device, others, "TimeSlicing");
+          refuseOtherStrategies(ref, device, others, SharingStrategy.TIME_SLICING);
           for (Holder other : others) {
             String theirs = other.device().settings().timeSliceInterval();
             if (!t.interval().name().equals(theirs)) {
@@ -56,15 +61,27 @@ public final class SharingPlanner {
           }
         }
         case Sharing.Mps m -> {
-          refuseOtherStrategies(ref, device, others, "MPS");
+          refuseOtherStrategies(ref, device, others, SharingStrategy.MPS);
           checkLimits(ref, device, m, others);
           actions.add(
               new SharingAction.EnsureMps(
-                  device.uuid(), device.name().value(), device.migDevice() == null));
+                  device.uuid(), device.name().value(), device.name() instanceof DeviceName.Gpu));
         }
       }
     }
     return List.copyOf(actions);
+  }
+
+  /**
+   * The planned actions for the devices as made: each action names its device, and takes the
+   * device's UUID from {@code made} (a MIG device planned before it existed has one only now).
+   */
+  public List<SharingAction> forMade(List<SharingAction> planned, List<PlannedDevice> made) {
+    Map<String, String> uuids = new LinkedHashMap<>();
+    made.forEach(d -> uuids.putIfAbsent(d.name().value(), d.uuid()));
+    return planned.stream()
+        .map(a -> uuids.containsKey(a.device()) ? a.withUuid(uuids.get(a.device())) : a)
+        .toList();
   }
 
   /**
@@ -73,29 +90,29 @@ public final class SharingPlanner {
    * daemon stops after the last MPS claim of a device. Empty for a claim the checkpoint does not
    * hold.
    */
-  public List<SharingAction> release(String claimUid, Checkpoint checkpoint) {
+  public List<SharingAction> release(String claimUid, PreparedClaims checkpoint) {
     ClaimEntry entry = checkpoint.claims().get(claimUid);
     if (entry == null) {
       return List.of();
     }
     var actions = new ArrayList<SharingAction>();
-    Map<String, PreparedDevice> byUuid = new LinkedHashMap<>();
+    Map<String, PreparedDevice> byName = new LinkedHashMap<>();
     entry.devices().stream()
         .filter(d -> !d.adminAccess())
-        .forEach(d -> byUuid.putIfAbsent(d.uuid(), d));
-    for (PreparedDevice device : byUuid.values()) {
-      if (!holders(checkpoint, claimUid, device.uuid()).isEmpty()) {
+        .forEach(d -> byName.putIfAbsent(d.pool() + "/" + d.device(), d));
+    for (PreparedDevice device : byName.values()) {
+      if (!holders(checkpoint, claimUid, device.pool(), device.device()).isEmpty()) {
         continue;
       }
       switch (device.sharing()) {
-        case "TimeSlicing" ->
+        case TIME_SLICING ->
             actions.add(
                 new SharingAction.SetTimeSlice(
                     device.uuid(), device.device(), TimeSliceInterval.Default));
-        case "MPS" ->
+        case MPS ->
             actions.add(
                 new SharingAction.StopMps(device.uuid(), device.device(), wholeGpu(device)));
-        default -> {}
+        case EXCLUSIVE -> {}
       }
     }
     return List.copyOf(actions);
@@ -105,7 +122,7 @@ public final class SharingPlanner {
    * The MPS daemons the checkpoint's claims need, one per device: at start-up the running ones are
    * kept (not started twice), missing ones started, and any other stopped so none is leaked.
    */
-  public List<SharingAction.EnsureMps> daemonsInUse(Checkpoint checkpoint) {
+  public List<SharingAction.EnsureMps> daemonsInUse(PreparedClaims checkpoint) {
     Map<String, SharingAction.EnsureMps> byUuid = new LinkedHashMap<>();
     for (ClaimEntry entry : checkpoint.claims().values()) {
       daemonsOf(entry).forEach(d -> byUuid.putIfAbsent(d.deviceUuid(), d));
@@ -120,7 +137,7 @@ public final class SharingPlanner {
   public List<SharingAction.EnsureMps> daemonsOf(ClaimEntry entry) {
     Map<String, SharingAction.EnsureMps> byUuid = new LinkedHashMap<>();
     for (PreparedDevice device : entry.devices()) {
-      if ("MPS".equals(device.sharing()) && !device.adminAccess()) {
+      if (device.sharing() == SharingStrategy.MPS && !device.adminAccess()) {
         byUuid.putIfAbsent(
             device.uuid(),
             new SharingAction.EnsureMps(device.uuid(), device.device(), wholeGpu(device)));
@@ -151,10 +168,10 @@ public final class SharingPlanner {
   }
 
   private static void refuseOtherStrategies(
-      ClaimRef ref, PlannedDevice device, List<Holder> others, String strategy)
+      ClaimRef ref, PlannedDevice device, List<Holder> others, SharingStrategy strategy)
       throws PrepareException {
     for (Holder other : others) {
-      if (!strategy.equals(other.device().sharing())) {
+      if (strategy != other.device().sharing()) {
         throw new PrepareException(
             "claim %s asks for %s on %s (%s), but claim %s holds it with %s"
                 .formatted(
@@ -183,7 +200,7 @@ public final class SharingPlanner {
           parts.append(", claim ").append(other).append(' ').append(Quantities.formatBytes(theirs));
         }
       }
-      long capacity = memoryBytes(device);
+      long capacity = device.memoryBytes();
       if (total > capacity) {
         throw new PrepareException(
             "claim %s: MPS pinned device memory limits on %s would add up to %s (%s), more than its %s"
@@ -214,28 +231,23 @@ public final class SharingPlanner {
     }
   }
 
-  private static long memoryBytes(PlannedDevice device) {
-    return device.migDevice() == null
-        ? device.gpu().memoryBytes()
-        : device.migDevice().memoryBytes();
-  }
-
   private static boolean wholeGpu(PreparedDevice device) {
     return DeviceName.parse(device.device()) instanceof DeviceName.Gpu;
   }
 
   /** A claim's device may be listed once per request it serves; its set-up is one. */
   private static List<PlannedDevice> distinct(List<PlannedDevice> plan) {
-    Map<String, PlannedDevice> byUuid = new LinkedHashMap<>();
-    plan.forEach(d -> byUuid.putIfAbsent(d.uuid(), d));
-    return List.copyOf(byUuid.values());
+    Map<String, PlannedDevice> byName = new LinkedHashMap<>();
+    plan.forEach(d -> byName.putIfAbsent(d.pool() + "/" + d.name().value(), d));
+    return List.copyOf(byName.values());
   }
 
   /**
-   * The devices with this UUID that claims other than {@code claimUid} hold; admin access holds
-   * nothing.
+   * The device of this pool and name as claims other than {@code claimUid} hold it; admin access
+   * holds nothing.
    */
-  private static List<Holder> holders(Checkpoint checkpoint, String claimUid, String uuid) {
+  private static List<Holder> holders(
+      PreparedClaims checkpoint, String claimUid, String pool, String device) {
     var holders = new ArrayList<Holder>();
     checkpoint
         .claims()
@@ -245,7 +257,8 @@ public final class SharingPlanner {
                 return;
               }
               entry.devices().stream()
-                  .filter(d -> d.uuid().equals(uuid) && !d.adminAccess())
+                  .filter(
+                      d -> d.pool().equals(pool) && d.device().equals(device) && !d.adminAccess())
                   .findFirst()
                   .ifPresent(d -> holders.add(new Holder(uid, entry, d)));
             });

@@ -3,12 +3,16 @@ package dev.tessera.plugin.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.fuzz.Fuzz;
 import dev.tessera.api.fuzz.JsonTrees;
 import dev.tessera.api.inventory.MigPlacement;
-import dev.tessera.plugin.mig.CreatedMig;
-import dev.tessera.plugin.prepare.PreparedDevice;
-import dev.tessera.plugin.prepare.SharingSettings;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
+import dev.tessera.plugin.claim.SharingSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -29,8 +33,8 @@ class CheckpointStoreFuzzTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   /** UIDs one character apart, so a flip can make two claims one. */
-  private static final Checkpoint WRITTEN =
-      Checkpoint.empty(BOOT)
+  private static final PreparedClaims WRITTEN =
+      PreparedClaims.empty(BOOT)
           .with(
               "uid-1",
               new ClaimEntry(
@@ -116,7 +120,7 @@ class CheckpointStoreFuzzTest {
                 "devices",
                 "uid-1",
                 "PrepareCompleted",
-                Checkpoint.API_VERSION,
+                CheckpointFile.API_VERSION,
                 "createdMig",
                 "placement",
                 "namespace",
@@ -141,7 +145,8 @@ class CheckpointStoreFuzzTest {
             "{}",
             "0",
             "\"checkpoint\"",
-            new String(written).replace(Checkpoint.API_VERSION, "checkpoint.gpu.tessera.dev/v2"))) {
+            new String(written)
+                .replace(CheckpointFile.API_VERSION, "checkpoint.gpu.tessera.dev/v2"))) {
       assertThatThrownBy(() -> loadFrom(content.getBytes()))
           .as(content)
           .isInstanceOf(IllegalStateException.class)
@@ -178,7 +183,7 @@ class CheckpointStoreFuzzTest {
    *     leave a checkpoint, an edit of the JSON can
    */
   private void refusedOrWhole(byte[] content, boolean allClaims) throws Exception {
-    Checkpoint read;
+    PreparedClaims read;
     try {
       read = loadFrom(content);
     } catch (IllegalStateException e) {
@@ -214,7 +219,7 @@ class CheckpointStoreFuzzTest {
             });
   }
 
-  private Checkpoint loadFrom(byte[] content) throws Exception {
+  private PreparedClaims loadFrom(byte[] content) throws Exception {
     Files.write(store.file(), content);
     return store.load(BOOT);
   }
@@ -240,7 +245,7 @@ class CheckpointStoreFuzzTest {
         name,
         List.of("k8s.gpu.tessera.dev/claim=" + name),
         uuid,
-        sharing,
+        SharingStrategy.ofConfigName(sharing).orElseThrow(),
         shareId,
         settings);
   }

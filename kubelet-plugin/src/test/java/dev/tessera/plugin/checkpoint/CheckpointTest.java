@@ -3,7 +3,11 @@ package dev.tessera.plugin.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tessera.plugin.prepare.PreparedDevice;
+import dev.tessera.api.config.SharingStrategy;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -21,13 +25,13 @@ class CheckpointTest {
           "gpu-0",
           List.of("k8s.gpu.tessera.dev/claim=u-gpu-0"),
           "GPU-0",
-          "Exclusive",
+          SharingStrategy.EXCLUSIVE,
           null);
 
   @Test
   void claimsMoveThroughTwoPhasesAndLeave() {
     var started = new ClaimEntry(ClaimState.PrepareStarted, "ns", "c", List.of(GPU0));
-    var cp = Checkpoint.empty("boot-1").with("u", started);
+    var cp = PreparedClaims.empty("boot-1").with("u", started);
     assertThat(cp.claims().get("u").state()).isEqualTo(ClaimState.PrepareStarted);
     cp = cp.with("u", started.withState(ClaimState.PrepareCompleted));
     assertThat(cp.claims().get("u").state()).isEqualTo(ClaimState.PrepareCompleted);
@@ -37,7 +41,7 @@ class CheckpointTest {
   @Test
   void aRebootDemotesCompletedClaimsSoTheyArePreparedAgain() {
     var cp =
-        Checkpoint.empty("boot-1")
+        PreparedClaims.empty("boot-1")
             .with("u", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "c", List.of(GPU0)));
     assertThat(cp.inBoot("boot-1")).isSameAs(cp);
     var rebooted = cp.inBoot("boot-2");
@@ -52,7 +56,7 @@ class CheckpointTest {
         new CheckpointStore(dir.resolve("sub/checkpoint.json"), JsonMapper.builder().build());
     assertThat(store.load("boot-1").claims()).isEmpty();
     var cp =
-        Checkpoint.empty("boot-1")
+        PreparedClaims.empty("boot-1")
             .with("u", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "c", List.of(GPU0)));
     store.save(cp);
     assertThat(store.load("boot-1")).isEqualTo(cp);
@@ -89,12 +93,12 @@ class CheckpointTest {
             "gpu-0",
             List.of("k8s.gpu.tessera.dev/claim=a-gpu-0"),
             "GPU-0",
-            "Exclusive",
+            SharingStrategy.EXCLUSIVE,
             null,
             null,
             true);
     var cp =
-        Checkpoint.empty("boot-1")
+        PreparedClaims.empty("boot-1")
             .with("a", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "a", List.of(admin)));
     store.save(cp);
     assertThat(store.load("boot-1")).isEqualTo(cp);

@@ -11,9 +11,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
-import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.discovery.GpuDiscovery;
 import dev.tessera.plugin.nvml.Nvml;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
@@ -28,10 +28,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -47,32 +45,11 @@ class AdminAccessIT {
   private static final String DYNAMIC_MIG = "gpu-0-mig-1g10gb-3";
   private static final String MONITOR = "/dev/nvidia-caps/nvidia-cap2";
 
-  @TempDir Path dir;
+  @RegisterExtension
+  final SimulatedPlugin node =
+      new SimulatedPlugin("H100-SXM5-80GB", 2, "--mig-enabled", "1", "--mig", "1:19@0");
+
   private final JsonMapper json = JsonMapper.builder().build();
-  private Path root;
-  private MockApiServer api;
-  private PluginHarness plugin;
-
-  @BeforeEach
-  void start() throws Exception {
-    root =
-        SimulatedNode.layOut(
-            dir.resolve("driver-root"),
-            "H100-SXM5-80GB",
-            2,
-            "--mig-enabled",
-            "1",
-            "--mig",
-            "1:19@0");
-    api = new MockApiServer();
-    plugin = new PluginHarness(dir.resolve("node"), root, api).start();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    plugin.close();
-    api.close();
-  }
 
   /** A claim in a namespace labelled for admin access, allocated every device named. */
   private ResourceClaim admin(String name, String... devices) {
@@ -89,36 +66,38 @@ class AdminAccessIT {
                         .withAdminAccess(true)
                         .build())
             .toList();
-    return plugin.create(claim("uid-" + name, name, results, configs));
+    return node.plugin().create(claim("uid-" + name, name, results, configs));
   }
 
   private ResourceClaim user(String name, String request, String device) {
-    return plugin.create(claim("uid-" + name, name, List.of(result(request, device)), List.of()));
+    return node.plugin()
+        .create(claim("uid-" + name, name, List.of(result(request, device)), List.of()));
   }
 
   private ResourceClaim shared(String name, Map<String, Object> params) {
-    return plugin.create(
-        claim(
-            "uid-" + name,
-            name,
-            List.of(result("gpu", "gpu-0")),
-            List.of(config("FromClaim", List.of("gpu"), params))));
+    return node.plugin()
+        .create(
+            claim(
+                "uid-" + name,
+                name,
+                List.of(result("gpu", "gpu-0")),
+                List.of(config("FromClaim", List.of("gpu"), params))));
   }
 
   private String prepare(ResourceClaim claim) {
-    return plugin.kubelet().prepare(claim).get(uid(claim)).getError();
+    return node.plugin().kubelet().prepare(claim).get(uid(claim)).getError();
   }
 
   private static String uid(ResourceClaim claim) {
     return claim.getMetadata().getUid();
   }
 
-  private Checkpoint checkpoint() {
-    return new CheckpointStore(plugin.checkpointFile(), json).load("boot-1");
+  private PreparedClaims checkpoint() {
+    return new CheckpointStore(node.plugin().checkpointFile(), json).load("boot-1");
   }
 
   private JsonNode spec(ResourceClaim claim) throws IOException {
-    return json.readTree(Files.readString(plugin.specFile(uid(claim))));
+    return json.readTree(Files.readString(node.plugin().specFile(uid(claim))));
   }
 
   /** The CDI device of {@code device} in the claim's spec. */
@@ -132,7 +111,7 @@ class AdminAccessIT {
   }
 
   private String[] gpuState(int index) throws IOException {
-    return Files.readAllLines(root.resolve("var/lib/mock-nvml/state")).stream()
+    return Files.readAllLines(node.root().resolve("var/lib/mock-nvml/state")).stream()
         .filter(l -> l.startsWith("gpu " + index + " "))
         .findFirst()
         .orElseThrow()
@@ -140,19 +119,20 @@ class AdminAccessIT {
   }
 
   private List<String> toolLog(String tool) throws IOException {
-    Path log = root.resolve("var/log/mock-nvml/" + tool + ".log");
+    Path log = node.root().resolve("var/log/mock-nvml/" + tool + ".log");
     return Files.exists(log) ? Files.readAllLines(log) : List.of();
   }
 
   private Gpu gpu(int minor) {
-    return new GpuDiscovery(plugin.context().getBean(Nvml.class))
+    return new GpuDiscovery(node.plugin().context().getBean(Nvml.class))
         .discover()
         .gpuByMinor(minor)
         .orElseThrow();
   }
 
   private ResourceClaim readClaim(ResourceClaim claim) {
-    return api.client()
+    return node.api()
+        .client()
         .dynamicResourceAllocation()
         .v1()
         .resourceClaims()
@@ -208,13 +188,13 @@ class AdminAccessIT {
                                       assertThat(c.getType()).isEqualTo("Ready");
                                       assertThat(c.getMessage()).contains("admin access");
                                     })));
-    var metrics = plugin.context().getBean(MeterRegistry.class);
+    var metrics = node.plugin().context().getBean(MeterRegistry.class);
     assertThat(metrics.get("tessera.claims.prepare").tag("outcome", "success").timer().count())
         .isEqualTo(2);
 
     // Admin first out: the exclusive claim keeps everything.
-    assertThat(plugin.kubelet().unprepare(watch)).isEmpty();
-    assertThat(plugin.specFile(uid(watch))).doesNotExist();
+    assertThat(node.plugin().kubelet().unprepare(watch)).isEmpty();
+    assertThat(node.plugin().specFile(uid(watch))).doesNotExist();
     assertThat(spec(exclusive)).isEqualTo(exclusiveSpec);
     assertThat(entry(exclusive)).isEqualTo(exclusiveEntry);
 
@@ -222,7 +202,7 @@ class AdminAccessIT {
     assertThat(prepare(watch)).isEmpty();
     JsonNode watchSpec = spec(watch);
     ClaimEntry watchEntry = entry(watch);
-    assertThat(plugin.kubelet().unprepare(exclusive)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(exclusive)).isEmpty();
     assertThat(spec(watch)).isEqualTo(watchSpec);
     assertThat(entry(watch)).isEqualTo(watchEntry);
     assertThat(gpu(1).migDevices()).hasSize(1);
@@ -247,32 +227,34 @@ class AdminAccessIT {
     String uuid = gpuState(0)[6];
     assertThat(prepare(mpsClaim)).isEmpty();
     Path pid =
-        plugin.dir.resolve(
-            "plugins/"
-                + PluginHarness.DRIVER
-                + "/mps/"
-                + uuid
-                + "/pipe/nvidia-cuda-mps-control.pid");
+        node.plugin()
+            .dir
+            .resolve(
+                "plugins/"
+                    + PluginHarness.DRIVER
+                    + "/mps/"
+                    + uuid
+                    + "/pipe/nvidia-cuda-mps-control.pid");
     long daemon = Long.parseLong(Files.readString(pid).strip());
 
     assertThat(prepare(watch)).isEmpty();
     assertThat(cdiDevice(watch, "gpu-0").has("mounts")).isFalse();
-    assertThat(plugin.kubelet().unprepare(watch)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(watch)).isEmpty();
     assertThat(ProcessHandle.of(daemon).map(ProcessHandle::isAlive)).contains(true);
-    assertThat(plugin.specFile(uid(mpsClaim))).exists();
+    assertThat(node.plugin().specFile(uid(mpsClaim))).exists();
 
     // A restart keeps the daemon (the admin entry needs none, the MPS claim does)...
     assertThat(prepare(watch)).isEmpty();
-    plugin.stop();
-    plugin.start();
+    node.plugin().stop();
+    node.plugin().start();
     assertThat(Long.parseLong(Files.readString(pid).strip())).isEqualTo(daemon);
     assertThat(toolLog("nvidia-cuda-mps-control")).hasSize(1);
 
     // ...and the last MPS claim stops it although the admin claim still has the GPU.
-    assertThat(plugin.kubelet().unprepare(mpsClaim)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(mpsClaim)).isEmpty();
     assertThat(toolLog("nvidia-cuda-mps-control")).last().asString().endsWith("stdin: quit;");
     assertThat(gpuState(0)[4]).isEqualTo("0");
-    assertThat(plugin.specFile(uid(watch))).exists();
+    assertThat(node.plugin().specFile(uid(watch))).exists();
     assertThat(entry(watch)).isNotNull();
   }
 
@@ -285,14 +267,14 @@ class AdminAccessIT {
     assertThat(gpuState(0)[5]).isEqualTo("3");
     var smiCalls = toolLog("nvidia-smi");
 
-    assertThat(plugin.kubelet().unprepare(watch)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(watch)).isEmpty();
     assertThat(gpuState(0)[5]).isEqualTo("3");
     assertThat(prepare(watch)).isEmpty();
     assertThat(toolLog("nvidia-smi")).isEqualTo(smiCalls);
 
-    assertThat(plugin.kubelet().unprepare(sliced)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(sliced)).isEmpty();
     assertThat(gpuState(0)[5]).isEqualTo("0");
-    assertThat(plugin.specFile(uid(watch))).exists();
+    assertThat(node.plugin().specFile(uid(watch))).exists();
   }
 
   @Test
@@ -305,7 +287,7 @@ class AdminAccessIT {
     assertThat(entry(watch).devices().getFirst().uuid()).isEqualTo(gpu(0).uuid());
     assertThat(cdiDevice(watch, DYNAMIC_MIG).findValuesAsString("path"))
         .containsExactly("/dev/nvidia0", MONITOR);
-    assertThat(plugin.kubelet().unprepare(watch)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(watch)).isEmpty();
 
     // Made by another claim: handed over as it is, and left to that claim.
     var maker = user("maker", "mig", DYNAMIC_MIG);
@@ -321,15 +303,15 @@ class AdminAccessIT {
             "/dev/nvidia-caps/nvidia-cap94",
             MONITOR);
 
-    assertThat(plugin.kubelet().unprepare(watch)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(watch)).isEmpty();
     assertThat(gpu(0).migDevices()).containsExactly(made);
     assertThat(entry(maker).createdMig()).hasSize(1);
 
     assertThat(prepare(watch)).isEmpty();
-    assertThat(plugin.kubelet().unprepare(maker)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(maker)).isEmpty();
     assertThat(gpu(0).migDevices()).isEmpty();
     assertThat(entry(watch)).isNotNull();
-    assertThat(plugin.specFile(uid(watch))).exists();
+    assertThat(node.plugin().specFile(uid(watch))).exists();
   }
 
   @Test
@@ -340,7 +322,7 @@ class AdminAccessIT {
     assertThat(prepare(watch))
         .contains("status.allocation.devices.config[0].opaque.parameters.sharing.strategy")
         .contains("adminAccess");
-    assertThat(plugin.specFile(uid(watch))).doesNotExist();
+    assertThat(node.plugin().specFile(uid(watch))).doesNotExist();
     assertThat(checkpoint().claims()).isEmpty();
     assertThat(toolLog("nvidia-cuda-mps-control")).isEmpty();
   }

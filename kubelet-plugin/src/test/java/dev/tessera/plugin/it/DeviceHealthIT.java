@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.tessera.api.kubelet.drahealth.v1alpha1.DeviceHealth;
 import dev.tessera.api.kubelet.drahealth.v1alpha1.HealthStatus;
 import dev.tessera.api.kubelet.drahealth.v1alpha1.NodeWatchResourcesResponse;
+import dev.tessera.plugin.app.KubeletPlugin;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
-import dev.tessera.plugin.kubelet.KubeletPlugin;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -17,10 +17,9 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Device health from NVML events to the kubelet's health stream and the GpuNode status: the
@@ -29,41 +28,23 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DeviceHealthIT {
   private static final Duration RECOVERY = Duration.ofSeconds(3);
-  @TempDir Path dir;
-  private Path root;
-  private MockApiServer api;
-  private PluginHarness plugin;
+
+  @RegisterExtension
+  final SimulatedPlugin node =
+      new SimulatedPlugin("H100-SXM5-80GB", 2, "--mig-enabled", "1", "--mig", "1:9@4")
+          .withProperty("tessera.health-recovery", RECOVERY.toMillis() + "ms");
 
   @BeforeEach
-  void start() throws Exception {
-    root =
-        SimulatedNode.layOut(
-            dir.resolve("driver-root"),
-            "H100-SXM5-80GB",
-            2,
-            "--mig-enabled",
-            "1",
-            "--mig",
-            "1:9@4");
-    api = new MockApiServer();
-    plugin =
-        new PluginHarness(dir.resolve("node"), root, api)
-            .withProperty("tessera.health-recovery", RECOVERY.toMillis() + "ms")
-            .start();
-    plugin.kubelet().notifyRegistration(true, "");
-    var registered = plugin.context().getBean(KubeletPlugin.class).registration().registered();
+  void registered() throws Exception {
+    node.plugin().kubelet().notifyRegistration(true, "");
+    var registered =
+        node.plugin().context().getBean(KubeletPlugin.class).registration().registered();
     await().atMost(Duration.ofSeconds(5)).until(registered::isDone);
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    plugin.close();
-    api.close();
   }
 
   @Test
   void anXidReachesTheHealthStreamAndTheGpuNodeAndClearsAfterTheQuietPeriod() throws Exception {
-    BlockingQueue<NodeWatchResourcesResponse> stream = plugin.kubelet().watchHealth();
+    BlockingQueue<NodeWatchResourcesResponse> stream = node.plugin().kubelet().watchHealth();
     assertThat(statuses(next(stream)))
         .containsExactlyInAnyOrderEntriesOf(
             Map.of(
@@ -99,7 +80,7 @@ class DeviceHealthIT {
 
   @Test
   void aMigAttributedErrorTaintsOnlyThatMigDeviceAndAnApplicationXidNothing() throws Exception {
-    BlockingQueue<NodeWatchResourcesResponse> stream = plugin.kubelet().watchHealth();
+    BlockingQueue<NodeWatchResourcesResponse> stream = node.plugin().kubelet().watchHealth();
     next(stream);
 
     inject("1 dbe 0 2 0"); // GI 2: the 4-slice instance at slice 4
@@ -124,7 +105,7 @@ class DeviceHealthIT {
   }
 
   private void inject(String line) throws Exception {
-    Path events = root.resolve("var/lib/mock-nvml/events");
+    Path events = node.root().resolve("var/lib/mock-nvml/events");
     Files.createDirectories(events.getParent());
     Files.writeString(events, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
@@ -132,7 +113,8 @@ class DeviceHealthIT {
   @SuppressWarnings("unchecked")
   private Map<String, Object> gpuNodeStatus() {
     var gpuNode =
-        api.client()
+        node.api()
+            .client()
             .genericKubernetesResources(GpuNodeReporter.GPU_NODES)
             .withName(PluginHarness.NODE)
             .get();

@@ -8,22 +8,20 @@ import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
-import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.discovery.GpuDiscovery;
-import dev.tessera.plugin.mig.CreatedMig;
 import dev.tessera.plugin.nvml.Nvml;
 import dev.tessera.plugin.nvml.Placement;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -36,39 +34,18 @@ class DynamicMigIT {
   // H100 1g.10gb is profile id 19; at slice s its GPU instance id is 7 + s.
   private static final String ONE_G_AT_3 = "gpu-0-mig-1g10gb-3";
 
-  @TempDir Path dir;
+  @RegisterExtension
+  final SimulatedPlugin node =
+      new SimulatedPlugin("H100-SXM5-80GB", 2, "--mig-enabled", "1", "--mig", "1:19@0");
+
   private final JsonMapper json = JsonMapper.builder().build();
-  private Path root;
-  private MockApiServer api;
-  private PluginHarness plugin;
-
-  @BeforeEach
-  void start() throws Exception {
-    root =
-        SimulatedNode.layOut(
-            dir.resolve("driver-root"),
-            "H100-SXM5-80GB",
-            2,
-            "--mig-enabled",
-            "1",
-            "--mig",
-            "1:19@0");
-    api = new MockApiServer();
-    plugin = new PluginHarness(dir.resolve("node"), root, api).start();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    plugin.close();
-    api.close();
-  }
 
   private ResourceClaim claimOf(String uid, String device) {
-    return plugin.create(claim(uid, uid, List.of(result("mig", device)), List.of()));
+    return node.plugin().create(claim(uid, uid, List.of(result("mig", device)), List.of()));
   }
 
   private String prepare(ResourceClaim claim) {
-    return plugin.kubelet().prepare(claim).get(claim.getMetadata().getUid()).getError();
+    return node.plugin().kubelet().prepare(claim).get(claim.getMetadata().getUid()).getError();
   }
 
   private static String uid(ResourceClaim claim) {
@@ -76,7 +53,7 @@ class DynamicMigIT {
   }
 
   private Nvml nvml() {
-    return plugin.context().getBean(Nvml.class);
+    return node.plugin().context().getBean(Nvml.class);
   }
 
   /** GPU {@code minor} as NVML reports it now. */
@@ -84,12 +61,13 @@ class DynamicMigIT {
     return new GpuDiscovery(nvml()).discover().gpuByMinor(minor).orElseThrow();
   }
 
-  private Checkpoint checkpoint() {
-    return new CheckpointStore(plugin.checkpointFile(), json).load("boot-1");
+  private PreparedClaims checkpoint() {
+    return new CheckpointStore(node.plugin().checkpointFile(), json).load("boot-1");
   }
 
   private Path capability(int gpu, int gi) {
-    return root.resolve("proc/driver/nvidia/capabilities/gpu" + gpu + "/mig/gi" + gi + "/access");
+    return node.root()
+        .resolve("proc/driver/nvidia/capabilities/gpu" + gpu + "/mig/gi" + gi + "/access");
   }
 
   @Test
@@ -109,7 +87,7 @@ class DynamicMigIT {
 
     // The spec brings the GPU and the capability nodes of the new GPU and compute instance.
     JsonNode device =
-        json.readTree(Files.readString(plugin.specFile(uid(claim)))).get("devices").get(0);
+        json.readTree(Files.readString(node.plugin().specFile(uid(claim)))).get("devices").get(0);
     assertThat(device.findValuesAsString("path"))
         .containsExactly(
             "/dev/nvidia0", "/dev/nvidia-caps/nvidia-cap93", "/dev/nvidia-caps/nvidia-cap94");
@@ -126,7 +104,7 @@ class DynamicMigIT {
               assertThat(c.enabledMigMode()).isTrue();
             });
 
-    assertThat(plugin.kubelet().unprepare(claim)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(claim)).isEmpty();
 
     assertThat(gpu(0).migDevices()).isEmpty();
     assertThat(gpu(0).migMode()).isEqualTo(MigMode.DISABLED);
@@ -137,7 +115,7 @@ class DynamicMigIT {
   @Test
   void aComputeInstanceThatCannotBeCreatedLeavesNoGpuInstance() throws Exception {
     Files.writeString(
-        root.resolve("etc/mock-nvml/faults"),
+        node.root().resolve("etc/mock-nvml/faults"),
         "nvmlGpuInstanceCreateComputeInstance NVML_ERROR_INSUFFICIENT_RESOURCES 1\n");
     var claim = claimOf("uid-fault", ONE_G_AT_3);
 
@@ -148,7 +126,7 @@ class DynamicMigIT {
     // MIG mode is back off, as before: no GPU instance can be left.
     assertThat(gpu(0).migMode()).isEqualTo(MigMode.DISABLED);
     assertThat(capability(0, 10)).doesNotExist();
-    assertThat(plugin.specFile(uid(claim))).doesNotExist();
+    assertThat(node.plugin().specFile(uid(claim))).doesNotExist();
     assertThat(checkpoint().claims()).isEmpty();
 
     // The fault was a one-off: the kubelet's retry succeeds.
@@ -165,7 +143,7 @@ class DynamicMigIT {
     assertThat(checkpoint().claims().get(uid(claim)).devices().getFirst().uuid())
         .isEqualTo(admins.uuid());
     assertThat(checkpoint().claims().get(uid(claim)).createdMig()).isEmpty();
-    assertThat(plugin.kubelet().unprepare(claim)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(claim)).isEmpty();
 
     assertThat(gpu(1).migDevices()).containsExactly(admins);
   }
@@ -184,11 +162,11 @@ class DynamicMigIT {
   void aRestartKeepsTheDeviceOfACompletedClaimAndUnprepareStillDestroysIt() throws Exception {
     var claim = claimOf("uid-keep", ONE_G_AT_3);
     assertThat(prepare(claim)).isEmpty();
-    plugin.stop();
-    plugin.start();
+    node.plugin().stop();
+    node.plugin().start();
 
     assertThat(gpu(0).migDevices()).extracting(MigDevice::gpuInstanceId).containsExactly(10);
-    assertThat(plugin.kubelet().unprepare(claim)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(claim)).isEmpty();
     assertThat(gpu(0).migDevices()).isEmpty();
   }
 
@@ -200,19 +178,19 @@ class DynamicMigIT {
     var device = nvml().deviceByIndex(0);
     assertThat(nvml().setMigMode(device, true)).isZero();
     nvml().createGpuInstance(device, 19, new Placement(3, 1));
-    plugin.stop();
+    node.plugin().stop();
     var intent =
         new CreatedMig(
             gpu0.uuid(), ONE_G_AT_3, 19, "1g.10gb", new MigPlacement(3, 1), null, null, null, true);
-    new CheckpointStore(plugin.checkpointFile(), json)
+    new CheckpointStore(node.plugin().checkpointFile(), json)
         .save(
-            Checkpoint.empty("boot-1")
+            PreparedClaims.empty("boot-1")
                 .with(
                     "uid-half",
                     new ClaimEntry(
                         ClaimState.PrepareStarted, "default", "half", List.of(), List.of(intent))));
 
-    plugin.start();
+    node.plugin().start();
 
     // MIG mode is back off, as before: no GPU instance can be left.
     assertThat(gpu(0).migMode()).isEqualTo(MigMode.DISABLED);

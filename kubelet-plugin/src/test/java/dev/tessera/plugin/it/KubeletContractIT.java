@@ -9,16 +9,17 @@ import static dev.tessera.plugin.it.PluginHarness.DRIVER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourceResponse;
 import dev.tessera.api.kubelet.dra.v1.NodePrepareResourcesRequest;
-import dev.tessera.plugin.checkpoint.Checkpoint;
+import dev.tessera.plugin.app.KubeletPlugin;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
-import dev.tessera.plugin.kubelet.KubeletPlugin;
-import dev.tessera.plugin.prepare.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,10 +28,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -39,60 +38,41 @@ import tools.jackson.databind.json.JsonMapper;
  * x4, GPU 3 in MIG mode with a 3g.40gb device at slice 4), claims read from an API server.
  */
 class KubeletContractIT {
-  @TempDir Path dir;
+  @RegisterExtension
+  final SimulatedPlugin node =
+      new SimulatedPlugin("H100-SXM5-80GB", 4, "--mig-enabled", "3", "--mig", "3:9@4");
+
   private final JsonMapper json = JsonMapper.builder().build();
-  private MockApiServer api;
-  private PluginHarness plugin;
-
-  @BeforeEach
-  void start() throws Exception {
-    Path root =
-        SimulatedNode.layOut(
-            dir.resolve("driver-root"),
-            "H100-SXM5-80GB",
-            4,
-            "--mig-enabled",
-            "3",
-            "--mig",
-            "3:9@4");
-    api = new MockApiServer();
-    plugin = new PluginHarness(dir.resolve("node"), root, api).start();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    plugin.close();
-    api.close();
-  }
 
   private Map<String, NodePrepareResourceResponse> prepare(ResourceClaim... claims) {
-    return plugin.kubelet().prepare(claims);
+    return node.plugin().kubelet().prepare(claims);
   }
 
   private String unprepare(ResourceClaim claim) {
-    return plugin.kubelet().unprepare(claim);
+    return node.plugin().kubelet().unprepare(claim);
   }
 
-  private Checkpoint checkpoint() {
-    return new CheckpointStore(plugin.checkpointFile(), json).load("boot-1");
+  private PreparedClaims checkpoint() {
+    return new CheckpointStore(node.plugin().checkpointFile(), json).load("boot-1");
   }
 
   @Test
   void registersAsADraPluginSpeakingV1First() {
-    var info = plugin.kubelet().getInfo();
+    var info = node.plugin().kubelet().getInfo();
     assertThat(info.getType()).isEqualTo("DRAPlugin");
     assertThat(info.getName()).isEqualTo(DRIVER);
-    assertThat(info.getEndpoint()).isEqualTo(plugin.draSocket().toAbsolutePath().toString());
+    assertThat(info.getEndpoint()).isEqualTo(node.plugin().draSocket().toAbsolutePath().toString());
     assertThat(info.getSupportedVersionsList())
         .containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin", "v1alpha1.DRAResourceHealth");
 
-    plugin.kubelet().notifyRegistration(true, "");
-    var registration = plugin.context().getBean(KubeletPlugin.class).registration().registered();
+    node.plugin().kubelet().notifyRegistration(true, "");
+    var registration =
+        node.plugin().context().getBean(KubeletPlugin.class).registration().registered();
     await().atMost(Duration.ofSeconds(5)).until(registration::isDone);
-    assertThat(plugin.fatalErrors).isEmpty();
+    assertThat(node.plugin().fatalErrors).isEmpty();
 
     // Registered: the node's inventory goes to its GpuNode and the plugin's Lease is renewed.
-    var gpuNodes = api.client().genericKubernetesResources(GpuNodeReporter.GPU_NODES);
+    var gpuNodes = node.api().client().genericKubernetesResources(GpuNodeReporter.GPU_NODES);
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
@@ -112,7 +92,8 @@ class KubeletContractIT {
         .untilAsserted(
             () ->
                 assertThat(
-                        api.client()
+                        node.api()
+                            .client()
                             .leases()
                             .inNamespace("kube-node-lease")
                             .withName("tessera-node-a")
@@ -124,14 +105,15 @@ class KubeletContractIT {
 
   @Test
   void aRejectedRegistrationIsFatal() {
-    plugin.kubelet().notifyRegistration(false, "version not supported");
-    await().atMost(Duration.ofSeconds(5)).until(() -> !plugin.fatalErrors.isEmpty());
-    assertThat(plugin.fatalErrors).containsExactly("version not supported");
+    node.plugin().kubelet().notifyRegistration(false, "version not supported");
+    await().atMost(Duration.ofSeconds(5)).until(() -> !node.plugin().fatalErrors.isEmpty());
+    assertThat(node.plugin().fatalErrors).containsExactly("version not supported");
   }
 
   @Test
   void preparesAndUnpreparesOneGpu() throws Exception {
-    var claim = plugin.create(claim("uid-one", "one", List.of(result("gpu", "gpu-0")), List.of()));
+    var claim =
+        node.plugin().create(claim("uid-one", "one", List.of(result("gpu", "gpu-0")), List.of()));
 
     var response = prepare(claim).get(uid(claim));
 
@@ -147,7 +129,7 @@ class KubeletContractIT {
                   .containsExactly("k8s.gpu.tessera.dev/claim=" + uid(claim) + "-gpu-0");
               assertThat(d.hasShareId()).isFalse();
             });
-    JsonNode spec = json.readTree(Files.readString(plugin.specFile(uid(claim))));
+    JsonNode spec = json.readTree(Files.readString(node.plugin().specFile(uid(claim))));
     assertThat(spec.get("kind").asString()).isEqualTo("k8s.gpu.tessera.dev/claim");
     assertThat(spec.get("containerEdits").get("env").get(0).asString())
         .isEqualTo("NVIDIA_VISIBLE_DEVICES=void");
@@ -183,9 +165,9 @@ class KubeletContractIT {
             });
 
     assertThat(unprepare(claim)).isEmpty();
-    assertThat(plugin.specFile(uid(claim))).doesNotExist();
+    assertThat(node.plugin().specFile(uid(claim))).doesNotExist();
     assertThat(checkpoint().claims()).isEmpty();
-    var metrics = plugin.context().getBean(MeterRegistry.class);
+    var metrics = node.plugin().context().getBean(MeterRegistry.class);
     assertThat(metrics.get("tessera.claims.prepared").gauge().value()).isZero();
     assertThat(metrics.get("tessera.claims.prepare").tag("outcome", "success").timer().count())
         .isEqualTo(1);
@@ -199,12 +181,13 @@ class KubeletContractIT {
   @Test
   void preparesTwoGpusInOneClaim() throws Exception {
     var claim =
-        plugin.create(
-            claim(
-                "uid-two",
-                "two",
-                List.of(result("gpus", "gpu-1"), result("gpus", "gpu-2")),
-                List.of()));
+        node.plugin()
+            .create(
+                claim(
+                    "uid-two",
+                    "two",
+                    List.of(result("gpus", "gpu-1"), result("gpus", "gpu-2")),
+                    List.of()));
 
     var response = prepare(claim).get(uid(claim));
 
@@ -212,7 +195,7 @@ class KubeletContractIT {
     assertThat(response.getDevicesList())
         .extracting(d -> d.getDeviceName())
         .containsExactly("gpu-1", "gpu-2");
-    JsonNode spec = json.readTree(Files.readString(plugin.specFile(uid(claim))));
+    JsonNode spec = json.readTree(Files.readString(node.plugin().specFile(uid(claim))));
     assertThat(spec.get("devices").findValuesAsString("path"))
         .containsExactly("/dev/nvidia1", "/dev/nvidia2");
     var uuids =
@@ -223,14 +206,15 @@ class KubeletContractIT {
   @Test
   void preparesAnExistingMigDeviceWithItsCapabilityNodes() throws Exception {
     var claim =
-        plugin.create(
-            claim("uid-mig", "mig", List.of(result("mig", "gpu-3-mig-3g40gb-4")), List.of()));
+        node.plugin()
+            .create(
+                claim("uid-mig", "mig", List.of(result("mig", "gpu-3-mig-3g40gb-4")), List.of()));
 
     var response = prepare(claim).get(uid(claim));
 
     assertThat(response.getError()).isEmpty();
     JsonNode device =
-        json.readTree(Files.readString(plugin.specFile(uid(claim)))).get("devices").get(0);
+        json.readTree(Files.readString(node.plugin().specFile(uid(claim)))).get("devices").get(0);
     List<String> paths = device.findValuesAsString("path");
     assertThat(paths.get(0)).isEqualTo("/dev/nvidia3");
     assertThat(paths.subList(1, 3)).allMatch(p -> p.startsWith("/dev/nvidia-caps/nvidia-cap"));
@@ -241,7 +225,7 @@ class KubeletContractIT {
   @Test
   void speaksV1beta1Too() {
     var claim =
-        plugin.create(claim("uid-beta", "beta", List.of(result("gpu", "gpu-0")), List.of()));
+        node.plugin().create(claim("uid-beta", "beta", List.of(result("gpu", "gpu-0")), List.of()));
     var request =
         dev.tessera.api.kubelet.dra.v1beta1.NodePrepareResourcesRequest.newBuilder()
             .addClaims(
@@ -251,7 +235,12 @@ class KubeletContractIT {
                     .setUid(claim.getMetadata().getUid()))
             .build();
     var response =
-        plugin.kubelet().v1beta1().nodePrepareResources(request).getClaimsMap().get(uid(claim));
+        node.plugin()
+            .kubelet()
+            .v1beta1()
+            .nodePrepareResources(request)
+            .getClaimsMap()
+            .get(uid(claim));
     assertThat(response.getError()).isEmpty();
     assertThat(response.getDevicesList())
         .extracting(d -> d.getCdiDeviceIdsList().get(0))
@@ -262,7 +251,7 @@ class KubeletContractIT {
             .addClaims(request.getClaims(0))
             .build();
     assertThat(
-            plugin
+            node.plugin()
                 .kubelet()
                 .v1beta1()
                 .nodeUnprepareResources(unprepare)
@@ -270,40 +259,48 @@ class KubeletContractIT {
                 .get(uid(claim))
                 .getError())
         .isEmpty();
-    assertThat(plugin.specFile(uid(claim))).doesNotExist();
+    assertThat(node.plugin().specFile(uid(claim))).doesNotExist();
   }
 
   @Test
   void rePrepareReturnsTheSameAnswerAcrossARestart() throws Exception {
     var claim =
-        plugin.create(claim("uid-again", "again", List.of(result("gpu", "gpu-0")), List.of()));
+        node.plugin()
+            .create(claim("uid-again", "again", List.of(result("gpu", "gpu-0")), List.of()));
     var first = prepare(claim).get(uid(claim));
-    plugin.stop();
-    api.client().resource(claim).delete(); // even the API server's copy is gone now
-    plugin.start();
+    node.plugin().stop();
+    node.api().client().resource(claim).delete(); // even the API server's copy is gone now
+    node.plugin().start();
 
     assertThat(prepare(claim).get(uid(claim))).isEqualTo(first);
     assertThat(unprepare(claim)).isEmpty();
-    assertThat(plugin.specFile(uid(claim))).doesNotExist();
+    assertThat(node.plugin().specFile(uid(claim))).doesNotExist();
   }
 
   @Test
   void aClaimStartedWhenThePluginDiedIsRolledBackAndRedone() throws Exception {
     var claim =
-        plugin.create(claim("uid-crash", "crash", List.of(result("gpu", "gpu-0")), List.of()));
-    plugin.stop();
+        node.plugin()
+            .create(claim("uid-crash", "crash", List.of(result("gpu", "gpu-0")), List.of()));
+    node.plugin().stop();
     var held =
         new PreparedDevice(
-            List.of("gpu"), "node-a", "gpu-2", List.of("x"), "GPU-x", "Exclusive", null);
-    new CheckpointStore(plugin.checkpointFile(), json)
+            List.of("gpu"),
+            "node-a",
+            "gpu-2",
+            List.of("x"),
+            "GPU-x",
+            SharingStrategy.EXCLUSIVE,
+            null);
+    new CheckpointStore(node.plugin().checkpointFile(), json)
         .save(
-            Checkpoint.empty("boot-1")
+            PreparedClaims.empty("boot-1")
                 .with(
                     uid(claim),
                     new ClaimEntry(ClaimState.PrepareStarted, "default", "crash", List.of(held))));
-    Files.createDirectories(plugin.cdiDir());
-    Files.writeString(plugin.specFile(uid(claim)), "{\"half\":");
-    plugin.start();
+    Files.createDirectories(node.plugin().cdiDir());
+    Files.writeString(node.plugin().specFile(uid(claim)), "{\"half\":");
+    node.plugin().start();
 
     var response = prepare(claim).get(uid(claim));
 
@@ -313,31 +310,39 @@ class KubeletContractIT {
         .containsExactly("gpu-0");
     assertThat(checkpoint().claims().get(uid(claim)).state())
         .isEqualTo(ClaimState.PrepareCompleted);
-    assertThat(Files.readString(plugin.specFile(uid(claim)))).contains(uid(claim) + "-gpu-0");
+    assertThat(Files.readString(node.plugin().specFile(uid(claim))))
+        .contains(uid(claim) + "-gpu-0");
   }
 
   @Test
   void eachBadClaimGetsItsOwnClearErrorAndLeavesNothingBehind() throws Exception {
-    var good = plugin.create(claim("uid-good", "good", List.of(result("gpu", "gpu-0")), List.of()));
+    var good =
+        node.plugin().create(claim("uid-good", "good", List.of(result("gpu", "gpu-0")), List.of()));
     var replaced =
-        plugin.create(claim("uid-new", "replaced", List.of(result("gpu", "gpu-1")), List.of()));
+        node.plugin()
+            .create(claim("uid-new", "replaced", List.of(result("gpu", "gpu-1")), List.of()));
     var elsewhere =
-        plugin.create(
-            claimOnNode("uid-far", "far", "node-b", List.of(result("gpu", "gpu-1")), List.of()));
+        node.plugin()
+            .create(
+                claimOnNode(
+                    "uid-far", "far", "node-b", List.of(result("gpu", "gpu-1")), List.of()));
     var invalid =
-        plugin.create(
-            claim(
-                "uid-bad",
-                "bad",
-                List.of(result("gpu", "gpu-1")),
-                List.of(config("FromClaim", List.of(), gpuConfig("Sometimes")))));
+        node.plugin()
+            .create(
+                claim(
+                    "uid-bad",
+                    "bad",
+                    List.of(result("gpu", "gpu-1")),
+                    List.of(config("FromClaim", List.of(), gpuConfig("Sometimes")))));
     var wholeMigGpu =
-        plugin.create(claim("uid-whole", "whole", List.of(result("gpu", "gpu-3")), List.of()));
+        node.plugin()
+            .create(claim("uid-whole", "whole", List.of(result("gpu", "gpu-3")), List.of()));
     var taken =
-        plugin.create(claim("uid-taken", "taken", List.of(result("gpu", "gpu-0")), List.of()));
+        node.plugin()
+            .create(claim("uid-taken", "taken", List.of(result("gpu", "gpu-0")), List.of()));
     var unallocated = claim("uid-unalloc", "unalloc", List.of(), List.of());
     unallocated.getStatus().setAllocation(null);
-    unallocated = plugin.create(unallocated);
+    unallocated = node.plugin().create(unallocated);
 
     var request =
         NodePrepareResourcesRequest.newBuilder()
@@ -353,7 +358,7 @@ class KubeletContractIT {
                 Claim.newBuilder().setNamespace("default").setName("ghost").setUid("uid-ghost"))
             .build();
     Map<String, NodePrepareResourceResponse> responses =
-        plugin.kubelet().v1().nodePrepareResources(request).getClaimsMap();
+        node.plugin().kubelet().v1().nodePrepareResources(request).getClaimsMap();
 
     assertThat(responses).hasSize(8);
     assertThat(responses.get(uid(good)).getError()).isEmpty();
@@ -378,7 +383,7 @@ class KubeletContractIT {
             uid(taken),
             uid(unallocated),
             "uid-ghost")) {
-      assertThat(plugin.specFile(claimUid)).doesNotExist();
+      assertThat(node.plugin().specFile(claimUid)).doesNotExist();
     }
     assertThat(checkpoint().claims().keySet()).containsExactly(uid(good));
   }
@@ -386,8 +391,8 @@ class KubeletContractIT {
   @Test
   void claimsSharingATimeSlicedGpuArePreparedTogether() {
     var sharing = List.of(config("FromClaim", List.of(), gpuConfig("TimeSlicing")));
-    var a = plugin.create(claim("uid-a", "a", List.of(result("gpu", "gpu-2")), sharing));
-    var b = plugin.create(claim("uid-b", "b", List.of(result("gpu", "gpu-2")), sharing));
+    var a = node.plugin().create(claim("uid-a", "a", List.of(result("gpu", "gpu-2")), sharing));
+    var b = node.plugin().create(claim("uid-b", "b", List.of(result("gpu", "gpu-2")), sharing));
     var responses = prepare(a, b);
     assertThat(responses.get(uid(a)).getError()).isEmpty();
     assertThat(responses.get(uid(b)).getError()).isEmpty();
@@ -404,7 +409,8 @@ class KubeletContractIT {
   }
 
   private ResourceClaim readClaim(ResourceClaim claim) {
-    return api.client()
+    return node.api()
+        .client()
         .dynamicResourceAllocation()
         .v1()
         .resourceClaims()

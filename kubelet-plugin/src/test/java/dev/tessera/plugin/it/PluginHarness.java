@@ -1,7 +1,7 @@
 package dev.tessera.plugin.it;
 
+import dev.tessera.plugin.app.FatalErrors;
 import dev.tessera.plugin.config.PluginConfig;
-import dev.tessera.plugin.kubelet.FatalErrors;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.micronaut.context.ApplicationContext;
 import java.io.IOException;

@@ -15,10 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -29,49 +27,30 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class SharingIT {
   private static final String MIG_DEVICE = "gpu-1-mig-1g10gb-0";
-  @TempDir Path dir;
+
+  @RegisterExtension
+  final SimulatedPlugin node =
+      new SimulatedPlugin("H100-SXM5-80GB", 2, "--mig-enabled", "1", "--mig", "1:19@0");
+
   private final JsonMapper json = JsonMapper.builder().build();
-  private Path root;
-  private MockApiServer api;
-  private PluginHarness plugin;
-
-  @BeforeEach
-  void start() throws Exception {
-    root =
-        SimulatedNode.layOut(
-            dir.resolve("driver-root"),
-            "H100-SXM5-80GB",
-            2,
-            "--mig-enabled",
-            "1",
-            "--mig",
-            "1:19@0");
-    api = new MockApiServer();
-    plugin = new PluginHarness(dir.resolve("node"), root, api).start();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    plugin.close();
-    api.close();
-  }
 
   private ResourceClaim shared(String name, String device, Map<String, Object> params) {
-    return plugin.create(
-        claim(
-            "uid-" + name,
-            name,
-            List.of(result("gpu", device)),
-            List.of(config("FromClaim", List.of("gpu"), params))));
+    return node.plugin()
+        .create(
+            claim(
+                "uid-" + name,
+                name,
+                List.of(result("gpu", device)),
+                List.of(config("FromClaim", List.of("gpu"), params))));
   }
 
   private String prepare(ResourceClaim claim) {
-    return plugin.kubelet().prepare(claim).get(claim.getMetadata().getUid()).getError();
+    return node.plugin().kubelet().prepare(claim).get(claim.getMetadata().getUid()).getError();
   }
 
   /** The simulator's line for a GPU: {@code gpu idx cur pending computeMode timeslice uuid}. */
   private String[] gpuState(int index) throws IOException {
-    return Files.readAllLines(root.resolve("var/lib/mock-nvml/state")).stream()
+    return Files.readAllLines(node.root().resolve("var/lib/mock-nvml/state")).stream()
         .filter(l -> l.startsWith("gpu " + index + " "))
         .findFirst()
         .orElseThrow()
@@ -79,12 +58,12 @@ class SharingIT {
   }
 
   private List<String> toolLog(String tool) throws IOException {
-    Path log = root.resolve("var/log/mock-nvml/" + tool + ".log");
+    Path log = node.root().resolve("var/log/mock-nvml/" + tool + ".log");
     return Files.exists(log) ? Files.readAllLines(log) : List.of();
   }
 
   private Path mpsDir(String uuid) {
-    return plugin.dir.resolve("plugins/" + PluginHarness.DRIVER + "/mps/" + uuid);
+    return node.plugin().dir.resolve("plugins/" + PluginHarness.DRIVER + "/mps/" + uuid);
   }
 
   private long daemonPid(String uuid) throws IOException {
@@ -93,7 +72,7 @@ class SharingIT {
   }
 
   private JsonNode cdiEdits(ResourceClaim claim) throws IOException {
-    return json.readTree(Files.readString(plugin.specFile(claim.getMetadata().getUid())))
+    return json.readTree(Files.readString(node.plugin().specFile(claim.getMetadata().getUid())))
         .get("devices")
         .get(0)
         .get("containerEdits");
@@ -114,9 +93,9 @@ class SharingIT {
         .containsExactly(
             "-i " + uuid + " -c DEFAULT", "compute-policy -i " + uuid + " --set-timeslice 3");
 
-    assertThat(plugin.kubelet().unprepare(a)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(a)).isEmpty();
     assertThat(gpuState(0)[5]).isEqualTo("3");
-    assertThat(plugin.kubelet().unprepare(b)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(b)).isEmpty();
     assertThat(gpuState(0)[5]).isEqualTo("0");
   }
 
@@ -135,7 +114,7 @@ class SharingIT {
 
     assertThat(toolLog("nvidia-smi")).isEqualTo(before);
     assertThat(gpuState(0)[5]).isEqualTo("1");
-    assertThat(plugin.specFile(b.getMetadata().getUid())).doesNotExist();
+    assertThat(node.plugin().specFile(b.getMetadata().getUid())).doesNotExist();
   }
 
   @Test
@@ -164,15 +143,15 @@ class SharingIT {
         .contains("/dev/shm");
 
     // A restart finds the daemon again: not started twice, not stopped.
-    plugin.stop();
-    plugin.start();
+    node.plugin().stop();
+    node.plugin().start();
     assertThat(prepare(a)).isEmpty();
     assertThat(daemonPid(uuid)).isEqualTo(pid);
     assertThat(toolLog("nvidia-cuda-mps-control")).hasSize(1);
 
-    assertThat(plugin.kubelet().unprepare(a)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(a)).isEmpty();
     assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).contains(true);
-    assertThat(plugin.kubelet().unprepare(b)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(b)).isEmpty();
     assertThat(toolLog("nvidia-cuda-mps-control")).last().asString().endsWith("stdin: quit;");
     assertThat(mpsDir(uuid)).doesNotExist();
     assertThat(gpuState(0)[4]).isEqualTo("0");
@@ -204,7 +183,7 @@ class SharingIT {
     assertThat(ProcessHandle.of(daemonPid(uuid))).isPresent();
     assertThat(toolLog("nvidia-smi")).isEmpty(); // a MIG device has no compute mode of its own
 
-    assertThat(plugin.kubelet().unprepare(a)).isEmpty();
+    assertThat(node.plugin().kubelet().unprepare(a)).isEmpty();
     assertThat(mpsDir(uuid)).doesNotExist();
   }
 
@@ -215,7 +194,7 @@ class SharingIT {
             .withShareID("00000000-0000-0000-0000-00000000000" + name.length())
             .withConsumedCapacity(Map.of("memory", new Quantity(memory)))
             .build();
-    return plugin.create(claim("uid-" + name, name, List.of(share), List.of()));
+    return node.plugin().create(claim("uid-" + name, name, List.of(share), List.of()));
   }
 
   @Test

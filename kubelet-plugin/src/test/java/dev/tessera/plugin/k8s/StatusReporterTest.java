@@ -2,8 +2,9 @@ package dev.tessera.plugin.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PreparedDevice;
+import dev.tessera.api.config.SharingStrategy;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PreparedDevice;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -16,7 +17,13 @@ class StatusReporterTest {
   private final List<PreparedDevice> gpu0 =
       List.of(
           new PreparedDevice(
-              List.of("gpu"), "n", "gpu-0", List.of("x"), "GPU-0", "Exclusive", null));
+              List.of("gpu"),
+              "n",
+              "gpu-0",
+              List.of("x"),
+              "GPU-0",
+              SharingStrategy.EXCLUSIVE,
+              null));
 
   private StatusReporter reporter(Duration delay) {
     return new StatusReporter(

@@ -2,7 +2,9 @@ package dev.tessera.plugin.mig;
 
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
-import dev.tessera.plugin.prepare.PrepareException;
+import dev.tessera.plugin.claim.CreatedMig;
+import dev.tessera.plugin.claim.MigTarget;
+import dev.tessera.plugin.claim.PrepareException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -52,13 +54,13 @@ public final class FakeMigHardware implements MigHardware {
         .add(
             new GpuMigState.Instance(
                 gi, t.profileId(), t.placement(), List.of(new GpuMigState.Compute(0, uuid))));
-    return CreatedMig.intent(t, step.enableMigMode()).made(gi, 0, uuid);
+    return t.intent(step.enableMigMode()).made(gi, 0, uuid);
   }
 
   @Override
   public void destroy(CreatedMig mig) {
     calls.add("destroy " + mig.device());
-    instances.get(mig.gpuUuid()).removeIf(i -> mig.matches(mig.gpuUuid(), i));
+    instances.get(mig.gpuUuid()).removeIf(i -> i.is(mig, mig.gpuUuid()));
   }
 
   /** A GPU instance with one compute instance. */

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
-import dev.tessera.plugin.prepare.ClaimRef;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.MigTarget;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,7 @@ class MigPlannerTest {
 
   @Test
   void refusesADeviceAnotherClaimHadCreated() {
-    var theirs = CreatedMig.intent(ONE_G_AT_3, false).made(10, 0, "MIG-x");
+    var theirs = ONE_G_AT_3.intent(false).made(10, 0, "MIG-x");
     assertThatThrownBy(
             () ->
                 planner.plan(
@@ -83,7 +84,7 @@ class MigPlannerTest {
   @Test
   void refusesAnOverlapWithAnotherClaimsInstance() {
     var twoG = target("gpu-0-mig-2g20gb-2", 14, 2, 2);
-    var theirs = CreatedMig.intent(twoG, false).made(4, 0, "MIG-y");
+    var theirs = twoG.intent(false).made(4, 0, "MIG-y");
     assertThatThrownBy(
             () ->
                 planner.plan(

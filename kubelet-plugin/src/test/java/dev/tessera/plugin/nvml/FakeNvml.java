@@ -29,7 +29,6 @@ public final class FakeNvml implements Nvml {
   private final Map<String, NvmlReturn> failures = new HashMap<>();
   private final Map<Long, LinkedBlockingQueue<NvmlEvent>> eventSets = new ConcurrentHashMap<>();
   private final Map<Long, Long> registrations = new ConcurrentHashMap<>();
-  private final Map<Integer, ComputeMode> computeModes = new HashMap<>();
   private String driverVersion = "580.95.05";
   private int cudaDriverVersion = 13000;
   private long nextEventSet = 1;
@@ -265,18 +264,6 @@ public final class FakeNvml implements Nvml {
   public int minorNumber(Device device) {
     check("nvmlDeviceGetMinorNumber");
     return gpu(device).minor;
-  }
-
-  @Override
-  public ComputeMode computeMode(Device device) {
-    check("nvmlDeviceGetComputeMode");
-    return computeModes.getOrDefault(gpuIndex(device), ComputeMode.DEFAULT);
-  }
-
-  @Override
-  public void setComputeMode(Device device, ComputeMode mode) {
-    check("nvmlDeviceSetComputeMode");
-    computeModes.put(gpuIndex(device), mode);
   }
 
   @Override

@@ -264,15 +264,17 @@ class JnaNvmlIT {
   @Test
   void migModeAndComputeModeCanBeSet() {
     MockNvmlRoot root = setup("modes", A100, 1, "node-a");
-    try (Nvml nvml = root.open()) {
+    try (JnaNvml nvml = root.open()) {
       Device gpu = nvml.deviceByIndex(0);
       assertThat(nvml.migMode(gpu)).contains(new MigModeState(false, false));
       nvml.setMigMode(gpu, true);
       assertThat(nvml.migMode(gpu).orElseThrow().pendingEnabled()).isTrue();
 
-      assertThat(nvml.computeMode(gpu)).isEqualTo(ComputeMode.DEFAULT);
-      nvml.setComputeMode(gpu, ComputeMode.EXCLUSIVE_PROCESS);
-      assertThat(nvml.computeMode(gpu)).isEqualTo(ComputeMode.EXCLUSIVE_PROCESS);
+      // Not part of the port (the plugin uses nvidia-smi): the simulator's own calls.
+      var computeMode = SimulatorComputeMode.of(nvml);
+      assertThat(computeMode.get(gpu)).isEqualTo(ComputeMode.DEFAULT);
+      computeMode.set(gpu, ComputeMode.EXCLUSIVE_PROCESS);
+      assertThat(computeMode.get(gpu)).isEqualTo(ComputeMode.EXCLUSIVE_PROCESS);
     }
   }
 

@@ -14,13 +14,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.config.Sharing;
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
+import dev.tessera.plugin.claim.SharingSettings;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
@@ -41,7 +46,7 @@ class AdminAccessPlannerTest {
           new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity()));
   private final ClaimRef admin = new ClaimRef("monitoring", "watch", "uid-admin");
   private final ClaimRef user = new ClaimRef("default", "user", "uid-user");
-  private final Checkpoint empty = Checkpoint.empty("boot");
+  private final PreparedClaims empty = PreparedClaims.empty("boot");
 
   private static DeviceRequestAllocationResult adminResult(String request, String device) {
     return new DeviceRequestAllocationResultBuilder(result(request, device))
@@ -54,8 +59,13 @@ class AdminAccessPlannerTest {
   }
 
   /** A checkpoint where claim {@code uid} holds {@code device} as prepared with this sharing. */
-  private static Checkpoint holding(
-      Checkpoint checkpoint, String uid, String device, String uuid, String sharing, boolean adm) {
+  private static PreparedClaims holding(
+      PreparedClaims checkpoint,
+      String uid,
+      String device,
+      String uuid,
+      String sharing,
+      boolean adm) {
     var held =
         new PreparedDevice(
             List.of("gpu"),
@@ -63,7 +73,7 @@ class AdminAccessPlannerTest {
             device,
             List.of("x"),
             uuid,
-            sharing,
+            SharingStrategy.ofConfigName(sharing).orElseThrow(),
             null,
             SharingSettings.NONE,
             adm);

@@ -16,7 +16,9 @@ import dev.tessera.plugin.cdi.CdiSpecWriter;
 import dev.tessera.plugin.cdi.DriverRoot;
 import dev.tessera.plugin.cdi.NodePaths;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.mig.FakeMigHardware;
 import dev.tessera.plugin.mig.MigPlanner;
@@ -122,6 +124,11 @@ class CheckpointDiskFullTest {
         new FakeMigHardware()
             .gpu("GPU-00000000", MigMode.DISABLED)
             .gpu("GPU-00000002", MigMode.DISABLED);
+    var cdi = new CdiSpecWriter(root.resolve("cdi"), DRIVER, json);
+    var sharingPlanner = new SharingPlanner();
+    var sharing = new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mps, tools));
+    var mig = new DynamicMig(new MigPlanner(), migs, () -> inventory(3));
+    var node = new NodeClaims(store, NodeLock.beside(store.file()), "b1");
     return new DeviceState(
         claims,
         new ClaimPlanner(
@@ -136,13 +143,12 @@ class CheckpointDiskFullTest {
                 List.of(paths.deviceNode("/dev/nvidiactl")),
                 List.of())),
         new DeviceEditsResolver(paths, mps),
-        new CdiSpecWriter(root.resolve("cdi"), DRIVER, json),
-        store,
-        new SharingPlanner(),
-        new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mps, tools)),
-        new DynamicMig(new MigPlanner(), migs, () -> inventory(3)),
-        "b1",
-        () -> {});
+        cdi,
+        sharingPlanner,
+        sharing,
+        mig,
+        node,
+        new ClaimRollback(node, cdi, sharingPlanner, sharing, mig));
   }
 
   /**

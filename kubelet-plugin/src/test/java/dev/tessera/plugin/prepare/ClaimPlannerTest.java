@@ -13,9 +13,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.config.Sharing;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.api.config.SharingStrategy;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.List;
@@ -30,7 +35,7 @@ class ClaimPlannerTest {
           NODE,
           new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity()));
   private final ClaimRef ref = new ClaimRef("default", "c1", "uid-1");
-  private final Checkpoint empty = Checkpoint.empty("boot");
+  private final PreparedClaims empty = PreparedClaims.empty("boot");
 
   private List<PlannedDevice> plan(ResourceClaim claim) throws PrepareException {
     return planner.plan(ref, claim, inventory(4), empty);
@@ -127,7 +132,7 @@ class ClaimPlannerTest {
                 config("FromClass", List.of(), gpuConfig("TimeSlicing"))));
     var planned = plan(claim);
     assertThat(planned)
-        .extracting(d -> d.config().sharing().strategy())
+        .extracting(d -> d.config().sharing().strategy().configName())
         .containsExactly("MPS", "TimeSlicing");
   }
 
@@ -143,7 +148,7 @@ class ClaimPlannerTest {
         .singleElement()
         .satisfies(
             d -> {
-              assertThat(d.config().sharing().strategy()).isEqualTo("TimeSlicing");
+              assertThat(d.config().sharing().strategy().configName()).isEqualTo("TimeSlicing");
               assertThat(d.baseRequest()).isEqualTo("gpu");
             });
   }
@@ -170,7 +175,13 @@ class ClaimPlannerTest {
   void aDeviceHeldByAnotherClaimIsRefusedUnlessBothShareItAlike() throws Exception {
     var held =
         new PreparedDevice(
-            List.of("gpu"), NODE, "gpu-0", List.of("x"), "GPU-00000000", "TimeSlicing", null);
+            List.of("gpu"),
+            NODE,
+            "gpu-0",
+            List.of("x"),
+            "GPU-00000000",
+            SharingStrategy.TIME_SLICING,
+            null);
     var checkpoint =
         empty.with(
             "uid-0", new ClaimEntry(ClaimState.PrepareCompleted, "default", "c0", List.of(held)));

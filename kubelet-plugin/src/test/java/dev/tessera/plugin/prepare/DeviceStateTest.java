@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.cdi.CdiSpec;
@@ -19,10 +20,13 @@ import dev.tessera.plugin.cdi.CdiSpecBuilder;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
 import dev.tessera.plugin.cdi.DriverRoot;
 import dev.tessera.plugin.cdi.NodePaths;
-import dev.tessera.plugin.checkpoint.Checkpoint;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.mig.FakeMigHardware;
 import dev.tessera.plugin.mig.GpuMigState;
@@ -85,7 +89,10 @@ class DeviceStateTest {
     return new MpsPaths(root.resolve("data/mps"));
   }
 
-  private DeviceState state(String bootId) {
+  /** The plugin's prepare side and its start-up recovery, on one checkpoint and lock. */
+  private record Node(DeviceState state, StartupRecovery recovery) {}
+
+  private Node node(String bootId) {
     var tools = new DriverTools(root, runner);
     var paths = NodePaths.forDriverRoot(DriverRoot.at(root));
     var common =
@@ -93,22 +100,33 @@ class DeviceStateTest {
             List.of("NVIDIA_VISIBLE_DEVICES=void"),
             List.of(paths.deviceNode("/dev/nvidiactl")),
             List.of());
-    return new DeviceState(
-        claims,
-        new ClaimPlanner(
-            DRIVER,
-            NODE,
-            new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity())),
-        () -> inventory(2),
-        new CdiSpecBuilder(DRIVER, common),
-        new DeviceEditsResolver(paths, mpsPaths()),
-        cdi,
-        store,
-        new SharingPlanner(),
-        new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mpsPaths(), tools)),
-        new DynamicMig(new MigPlanner(), migs, () -> inventory(2)),
-        bootId,
-        () -> {});
+    var sharingPlanner = new SharingPlanner();
+    var sharing = new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mpsPaths(), tools));
+    var mig = new DynamicMig(new MigPlanner(), migs, () -> inventory(2));
+    var node = new NodeClaims(store, NodeLock.beside(store.file()), bootId);
+    var rollback = new ClaimRollback(node, cdi, sharingPlanner, sharing, mig);
+    var state =
+        new DeviceState(
+            claims,
+            new ClaimPlanner(
+                DRIVER,
+                NODE,
+                new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity())),
+            () -> inventory(2),
+            new CdiSpecBuilder(DRIVER, common),
+            new DeviceEditsResolver(paths, mpsPaths()),
+            cdi,
+            sharingPlanner,
+            sharing,
+            mig,
+            node,
+            rollback);
+    return new Node(
+        state, new StartupRecovery(node, rollback, cdi, sharingPlanner, sharing, mig, () -> {}));
+  }
+
+  private DeviceState state(String bootId) {
+    return node(bootId).state();
   }
 
   @Test
@@ -186,9 +204,15 @@ class DeviceStateTest {
   void aClaimStartedBeforeACrashIsRolledBackAndRedone() throws Exception {
     var stale =
         new PreparedDevice(
-            List.of("gpu"), NODE, "gpu-1", List.of("x"), "GPU-00000001", "Exclusive", null);
+            List.of("gpu"),
+            NODE,
+            "gpu-1",
+            List.of("x"),
+            "GPU-00000001",
+            SharingStrategy.EXCLUSIVE,
+            null);
     store.save(
-        Checkpoint.empty("b1")
+        PreparedClaims.empty("b1")
             .with(
                 "uid-1",
                 new ClaimEntry(ClaimState.PrepareStarted, "default", "c1", List.of(stale))));
@@ -274,11 +298,11 @@ class DeviceStateTest {
   @Test
   void specsOfClaimsNobodyKnowsAreSweptAtStart() throws Exception {
     claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
-    var state = state("b1");
-    state.prepare(ref);
+    var node = node("b1");
+    node.state().prepare(ref);
     Files.writeString(cdi.specFile("uid-orphan"), "{}");
 
-    state.recover();
+    node.recovery().recover();
 
     assertThat(cdi.claimUidsWithSpecs()).containsExactly("uid-1");
   }
@@ -385,7 +409,7 @@ class DeviceStateTest {
     Files.writeString(
         mpsPaths().pidFile("GPU-leftover"), Long.toString(ProcessHandle.current().pid()));
 
-    state("b1").recover();
+    node("b1").recovery().recover();
 
     assertThat(runner.of("nvidia-cuda-mps-control")).containsExactly("-d", "| quit");
     assertThat(runner.calls)
@@ -422,11 +446,11 @@ class DeviceStateTest {
     var state = state("b1");
     state.prepare(ref);
     state.prepare(ref2);
-    Checkpoint done = store.load("b1");
+    PreparedClaims done = store.load("b1");
     store.save(done.with("uid-1", done.claims().get("uid-1").withState(ClaimState.PrepareStarted)));
     runner.calls.clear();
 
-    state("b1").recover();
+    node("b1").recovery().recover();
 
     assertThat(store.load("b1").claims()).containsOnlyKeys("uid-2");
     assertThat(cdi.specFile("uid-1")).doesNotExist();

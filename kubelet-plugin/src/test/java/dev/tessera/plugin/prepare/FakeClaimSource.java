@@ -1,5 +1,7 @@
 package dev.tessera.plugin.prepare;
 
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -9,15 +9,16 @@ import dev.tessera.api.DeviceName;
 import dev.tessera.api.config.DeviceConfig;
 import dev.tessera.api.config.Sharing;
 import dev.tessera.api.config.Sharing.TimeSliceInterval;
+import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.inventory.Gpu;
-import dev.tessera.plugin.checkpoint.Checkpoint;
-import dev.tessera.plugin.checkpoint.ClaimEntry;
-import dev.tessera.plugin.checkpoint.ClaimState;
-import dev.tessera.plugin.prepare.ClaimRef;
-import dev.tessera.plugin.prepare.PlannedDevice;
-import dev.tessera.plugin.prepare.PrepareException;
-import dev.tessera.plugin.prepare.PreparedDevice;
-import dev.tessera.plugin.prepare.SharingSettings;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PlannedDevice;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.claim.PreparedDevice;
+import dev.tessera.plugin.claim.SharingSettings;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -59,8 +60,8 @@ class SharingPlannerTest {
   }
 
   /** A checkpoint where claim {@code name} holds {@code device} with the given sharing. */
-  private static Checkpoint holding(
-      Checkpoint checkpoint, String name, String device, String uuid, Sharing sharing) {
+  private static PreparedClaims holding(
+      PreparedClaims checkpoint, String name, String device, String uuid, Sharing sharing) {
     var held =
         new PreparedDevice(
             List.of("gpu"),
@@ -75,11 +76,11 @@ class SharingPlannerTest {
         "uid-" + name, new ClaimEntry(ClaimState.PrepareCompleted, "default", name, List.of(held)));
   }
 
-  private static Checkpoint empty() {
-    return Checkpoint.empty("boot");
+  private static PreparedClaims empty() {
+    return PreparedClaims.empty("boot");
   }
 
-  private static Checkpoint gpu0HeldBy(String name, Sharing sharing) {
+  private static PreparedClaims gpu0HeldBy(String name, Sharing sharing) {
     return holding(empty(), name, "gpu-0", "GPU-00000000", sharing);
   }
 
@@ -268,7 +269,7 @@ class SharingPlannerTest {
   }
 
   /** {@code checkpoint} with claim {@code name} holding gpu-0 with admin access. */
-  private static Checkpoint withAdmin(Checkpoint checkpoint, String name) {
+  private static PreparedClaims withAdmin(PreparedClaims checkpoint, String name) {
     var held =
         new PreparedDevice(
             List.of("all"),
@@ -276,7 +277,7 @@ class SharingPlannerTest {
             "gpu-0",
             List.of("k8s.gpu.tessera.dev/claim=uid-" + name + "-gpu-0"),
             "GPU-00000000",
-            "Exclusive",
+            SharingStrategy.EXCLUSIVE,
             null,
             SharingSettings.NONE,
             true);

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * runs for real in CI ({@code hack/test-kind}: up, demo --check and down on podman, the host
  * checked unchanged after).
  */
-class KindScriptsTest {
+class KindScriptsIT {
   private static final Path REPO = HelmChart.REPO;
   private static final Path UP = REPO.resolve("hack/kind/up");
   private static final Path DEMO = REPO.resolve("hack/kind/demo");

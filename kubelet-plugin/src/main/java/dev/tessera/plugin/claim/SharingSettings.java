@@ -1,4 +1,4 @@
-package dev.tessera.plugin.prepare;
+package dev.tessera.plugin.claim;
 
 import dev.tessera.api.config.Sharing;
 

@@ -1,7 +1,5 @@
-package dev.tessera.plugin.checkpoint;
+package dev.tessera.plugin.claim;
 
-import dev.tessera.plugin.mig.CreatedMig;
-import dev.tessera.plugin.prepare.PreparedDevice;
 import java.util.List;
 
 /**

@@ -44,7 +44,7 @@ import tools.jackson.databind.json.JsonMapper;
  * the values schema, least-privilege RBAC, and no drift from {@code deploy/manifests}. The API
  * server's own validation of every rendered object is {@link HelmChartE2E}.
  */
-class HelmChartTest {
+class HelmChartIT {
 
   @Test
   void lintsCleanWithDefaultsAndVariants() throws Exception {

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * out the simulated node and installs with the values the local cluster needs — the ones {@link
  * TesseraRelease} proves on the real cluster.
  */
-class InstallTesseraScriptTest {
+class InstallTesseraScriptIT {
   private static final Path SCRIPT = HelmChart.REPO.resolve("hack/cluster/install-tessera");
 
   @TempDir Path work;

@@ -1,4 +1,4 @@
-package dev.tessera.plugin.checkpoint;
+package dev.tessera.plugin.claim;
 
 /** The two phases of a prepare: device work may be half done until the claim is completed. */
 public enum ClaimState {

@@ -1,4 +1,4 @@
-package dev.tessera.plugin.prepare;
+package dev.tessera.plugin.claim;
 
 /** A claim as the kubelet names it. */
 public record ClaimRef(String namespace, String name, String uid) {

@@ -1,4 +1,4 @@
-package dev.tessera.plugin.prepare;
+package dev.tessera.plugin.claim;
 
 /** A claim that cannot be prepared or unprepared; the message goes back to the kubelet as is. */
 public final class PrepareException extends Exception {

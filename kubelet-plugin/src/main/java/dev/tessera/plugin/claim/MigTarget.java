@@ -1,7 +1,8 @@
-package dev.tessera.plugin.mig;
+package dev.tessera.plugin.claim;
 
 import dev.tessera.api.DeviceName;
 import dev.tessera.api.inventory.Gpu;
+import dev.tessera.api.inventory.MigDevice;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.api.inventory.MigProfile;
 import java.util.Optional;
@@ -28,10 +29,7 @@ public record MigTarget(
    */
   public static Optional<MigTarget> resolve(Gpu gpu, DeviceName.Mig name) {
     var known =
-        gpu.migDevices().stream()
-            .filter(m -> m.placement().start() == name.placementStart())
-            .filter(m -> DeviceName.profileLabel(m.profile()).equals(name.profile()))
-            .findFirst()
+        existing(gpu, name)
             .map(
                 m ->
                     new MigTarget(
@@ -66,9 +64,23 @@ public record MigTarget(
     return Optional.empty();
   }
 
+  /** The MIG device of that name the inventory knows (it existed at discovery), if any. */
+  public static Optional<MigDevice> existing(Gpu gpu, DeviceName.Mig name) {
+    return gpu.migDevices().stream()
+        .filter(m -> m.placement().start() == name.placementStart())
+        .filter(m -> DeviceName.profileLabel(m.profile()).equals(name.profile()))
+        .findFirst();
+  }
+
   /** Whether the memory slices of this target and {@code other} on the same GPU overlap. */
   public boolean overlaps(MigPlacement other) {
     return placement.start() < other.start() + other.size()
         && other.start() < placement.start() + placement.size();
+  }
+
+  /** The MIG device this target makes, recorded before it is made (no ids or UUID yet). */
+  public CreatedMig intent(boolean enableMigMode) {
+    return new CreatedMig(
+        gpuUuid, device, profileId, profile, placement, null, null, null, enableMigMode);
   }
 }

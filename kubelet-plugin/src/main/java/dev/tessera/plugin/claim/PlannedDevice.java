@@ -1,4 +1,4 @@
-package dev.tessera.plugin.prepare;
+package dev.tessera.plugin.claim;
 
 import dev.tessera.api.DeviceName;
 import dev.tessera.api.config.DeviceConfig;
@@ -15,6 +15,8 @@ import dev.tessera.api.inventory.MigDevice;
  * @param adminAccess allocated with admin access: the device is handed over as it is, beside the
  *     claims that use it; nothing is set up, created or checked against other claims for it, and
  *     its config is always exclusive (a config asking for sharing is refused)
+ * @param migTarget what a MIG device name means on this GPU, resolved once when the claim is
+ *     planned (whether the device exists yet or not); {@code null} for a whole GPU
  */
 public record PlannedDevice(
     String request,
@@ -24,7 +26,21 @@ public record PlannedDevice(
     MigDevice migDevice,
     DeviceConfig config,
     String shareId,
-    boolean adminAccess) {
+    boolean adminAccess,
+    MigTarget migTarget) {
+
+  /** A device planned without its MIG target (a whole GPU, or a MIG device that exists). */
+  public PlannedDevice(
+      String request,
+      String pool,
+      DeviceName name,
+      Gpu gpu,
+      MigDevice migDevice,
+      DeviceConfig config,
+      String shareId,
+      boolean adminAccess) {
+    this(request, pool, name, gpu, migDevice, config, shareId, adminAccess, null);
+  }
 
   /** A device allocated without admin access. */
   public PlannedDevice(
@@ -46,10 +62,24 @@ public record PlannedDevice(
 
   /** The same device resolved to the MIG device that exists now (or will, once created). */
   public PlannedDevice withMigDevice(MigDevice device) {
-    return new PlannedDevice(request, pool, name, gpu, device, config, shareId, adminAccess);
+    return new PlannedDevice(
+        request, pool, name, gpu, device, config, shareId, adminAccess, migTarget);
   }
 
+  /**
+   * The MIG device's UUID, else the GPU's: a MIG device still to be made has its GPU's until it is
+   * made (which is why the sharing plan is keyed by device name), and so does a MIG device handed
+   * over with admin access where there is none.
+   */
   public String uuid() {
     return migDevice == null ? gpu.uuid() : migDevice.uuid();
+  }
+
+  /** The device's memory: the MIG device's (made or to be made) or the whole GPU's. */
+  public long memoryBytes() {
+    if (migDevice != null) {
+      return migDevice.memoryBytes();
+    }
+    return migTarget == null ? gpu.memoryBytes() : migTarget.memoryBytes();
   }
 }

@@ -1,4 +1,4 @@
-package dev.tessera.plugin.kubelet;
+package dev.tessera.plugin.app;
 
 import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Singleton;

@@ -1,5 +1,6 @@
-package dev.tessera.plugin.prepare;
+package dev.tessera.plugin.claim;
 
+import dev.tessera.api.config.SharingStrategy;
 import java.util.List;
 
 /**
@@ -22,7 +23,7 @@ public record PreparedDevice(
     String device,
     List<String> cdiDeviceIds,
     String uuid,
-    String sharing,
+    SharingStrategy sharing,
     String shareId,
     SharingSettings settings,
     boolean adminAccess) {
@@ -39,7 +40,7 @@ public record PreparedDevice(
       String device,
       List<String> cdiDeviceIds,
       String uuid,
-      String sharing,
+      SharingStrategy sharing,
       String shareId) {
     this(requestNames, pool, device, cdiDeviceIds, uuid, sharing, shareId, SharingSettings.NONE);
   }
@@ -51,7 +52,7 @@ public record PreparedDevice(
       String device,
       List<String> cdiDeviceIds,
       String uuid,
-      String sharing,
+      SharingStrategy sharing,
       String shareId,
       SharingSettings settings) {
     this(requestNames, pool, device, cdiDeviceIds, uuid, sharing, shareId, settings, false);

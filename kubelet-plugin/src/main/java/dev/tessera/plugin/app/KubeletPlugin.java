@@ -1,11 +1,16 @@
-package dev.tessera.plugin.kubelet;
+package dev.tessera.plugin.app;
 
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.plugin.config.PluginConfig;
 import dev.tessera.plugin.health.HealthMonitor;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.k8s.LeaseRenewer;
-import dev.tessera.plugin.prepare.DeviceState;
+import dev.tessera.plugin.kubelet.ClaimBatch;
+import dev.tessera.plugin.kubelet.DraHealthService;
+import dev.tessera.plugin.kubelet.DraV1Service;
+import dev.tessera.plugin.kubelet.DraV1beta1Service;
+import dev.tessera.plugin.kubelet.RegistrationService;
+import dev.tessera.plugin.kubelet.UnixSocketServer;
+import dev.tessera.plugin.prepare.StartupRecovery;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.context.event.StartupEvent;
@@ -28,8 +33,8 @@ import org.slf4j.LoggerFactory;
 public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletPlugin.class);
 
-  private final PluginConfig config;
-  private final DeviceState state;
+  private final KubeletSockets sockets;
+  private final StartupRecovery recovery;
   private final ClaimBatch batch;
   private final RegistrationService registration;
   private final Supplier<NodeInventory> inventory;
@@ -41,8 +46,8 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private UnixSocketServer registrationServer;
 
   public KubeletPlugin(
-      PluginConfig config,
-      DeviceState state,
+      KubeletSockets sockets,
+      StartupRecovery recovery,
       ClaimBatch batch,
       FatalErrors fatalErrors,
       Supplier<NodeInventory> inventory,
@@ -50,8 +55,8 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
       LeaseRenewer lease,
       HealthMonitor health,
       DraHealthService healthService) {
-    this.config = config;
-    this.state = state;
+    this.sockets = sockets;
+    this.recovery = recovery;
     this.batch = batch;
     this.inventory = inventory;
     this.gpuNode = gpuNode;
@@ -60,8 +65,8 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
     this.healthService = healthService;
     this.registration =
         new RegistrationService(
-            config.driverName(),
-            config.draSocket().toAbsolutePath().toString(),
+            sockets.driverName(),
+            sockets.draSocket().toAbsolutePath().toString(),
             fatalErrors::fatal);
   }
 
@@ -72,15 +77,15 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   @Override
   public void onApplicationEvent(StartupEvent event) {
     try {
-      state.recover();
+      recovery.recover();
       draServer =
           UnixSocketServer.start(
-              config.draSocket(),
+              sockets.draSocket(),
               List.of(new DraV1Service(batch), new DraV1beta1Service(batch), healthService));
       health.listen(healthService::update);
       health.start();
       registrationServer =
-          UnixSocketServer.start(config.registrationSocket(), List.of(registration));
+          UnixSocketServer.start(sockets.registrationSocket(), List.of(registration));
       // Once the kubelet has us: tell the cluster what this node has, and that we are alive.
       registration
           .registered()
@@ -91,10 +96,10 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
                 return null;
               });
       LOG.atInfo()
-          .addKeyValue("driver", config.driverName())
-          .addKeyValue("node", config.nodeName())
-          .addKeyValue("registrationSocket", config.registrationSocket())
-          .addKeyValue("draSocket", config.draSocket())
+          .addKeyValue("driver", sockets.driverName())
+          .addKeyValue("node", sockets.nodeName())
+          .addKeyValue("registrationSocket", sockets.registrationSocket())
+          .addKeyValue("draSocket", sockets.draSocket())
           .addKeyValue("uptimeMs", ManagementFactory.getRuntimeMXBean().getUptime())
           .log("serving the kubelet");
     } catch (IOException e) {

@@ -1,0 +1,23 @@
+package dev.tessera.controller.publish;
+
+import java.time.Duration;
+
+/**
+ * What publishing needs of the controller's settings (see {@code ControllerConfig} for each).
+ *
+ * @param driverName the DRA driver name the node plugins run under
+ * @param defaultOffering the offering of nodes without the offering label
+ * @param leaseNamespace where the node plugins renew their Leases
+ * @param leaseGrace how long past a Lease's expiry a node keeps its slices
+ * @param resync how often every node is reconciled even without events
+ * @param retryInitial the first wait of a node whose reconcile failed
+ * @param retryMax the longest wait between retries of a failing node
+ */
+public record PublishSettings(
+    String driverName,
+    String defaultOffering,
+    String leaseNamespace,
+    Duration leaseGrace,
+    Duration resync,
+    Duration retryInitial,
+    Duration retryMax) {}

@@ -1,0 +1,59 @@
+package dev.tessera.plugin.prepare;
+
+import dev.tessera.plugin.cdi.CdiSpecWriter;
+import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.mig.DynamicMig;
+import dev.tessera.plugin.sharing.SharingEffects;
+import dev.tessera.plugin.sharing.SharingPlanner;
+import java.io.IOException;
+
+/**
+ * Undoes what was prepared for a claim, as far as it got: by an unprepare, by a prepare that failed
+ * or finds its claim half done, and by the start-up recovery. Called with the node lock held.
+ */
+public final class ClaimRollback {
+  private final NodeClaims claims;
+  private final CdiSpecWriter cdiWriter;
+  private final SharingPlanner sharingPlanner;
+  private final SharingEffects sharing;
+  private final DynamicMig mig;
+
+  public ClaimRollback(
+      NodeClaims claims,
+      CdiSpecWriter cdiWriter,
+      SharingPlanner sharingPlanner,
+      SharingEffects sharing,
+      DynamicMig mig) {
+    this.claims = claims;
+    this.cdiWriter = cdiWriter;
+    this.sharingPlanner = sharingPlanner;
+    this.sharing = sharing;
+    this.mig = mig;
+  }
+
+  /**
+   * Undoes the claim's sharing set-up where no other claim needs it, removes its spec (no container
+   * can be given a device that is going away), destroys the MIG devices made for it, then drops its
+   * entry. The entry goes last: if undoing fails, it is still there to be undone by the next
+   * attempt.
+   */
+  void rollBack(ClaimRef ref) throws PrepareException {
+    sharing.apply(sharingPlanner.release(ref.uid(), claims.current()));
+    deleteSpec(ref);
+    ClaimEntry entry = claims.current().claims().get(ref.uid());
+    if (entry != null) {
+      mig.destroy(entry.createdMig());
+    }
+    claims.save(claims.current().without(ref.uid()));
+  }
+
+  void deleteSpec(ClaimRef ref) throws PrepareException {
+    try {
+      cdiWriter.delete(ref.uid());
+    } catch (IOException e) {
+      throw new PrepareException("claim " + ref + ": cannot remove CDI spec: " + e.getMessage(), e);
+    }
+  }
+}

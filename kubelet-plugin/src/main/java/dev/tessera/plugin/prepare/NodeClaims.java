@@ -1,0 +1,59 @@
+package dev.tessera.plugin.prepare;
+
+import dev.tessera.plugin.checkpoint.CheckpointStore;
+import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
+import java.io.IOException;
+
+/**
+ * The node's prepared claims: the lock every prepare, unprepare and start-up recovery holds (shared
+ * with any other plugin process on the node), the checkpoint they are kept in, and the latest
+ * value, an immutable snapshot replaced whole under the lock and read without it — so metrics and
+ * the health stream never wait behind a prepare, which holds the lock through API calls, MIG work
+ * and driver tools.
+ */
+public final class NodeClaims {
+  private final CheckpointStore store;
+  private final NodeLock lock;
+  private final String bootId;
+  private volatile PreparedClaims current;
+
+  /** Starts from the checkpoint as this boot sees it. */
+  public NodeClaims(CheckpointStore store, NodeLock lock, String bootId) {
+    this.store = store;
+    this.lock = lock;
+    this.bootId = bootId;
+    this.current = store.load(bootId);
+  }
+
+  NodeLock.Held lock() throws PrepareException {
+    return lock.acquire();
+  }
+
+  /**
+   * Reads the checkpoint again: another plugin process on the node (the old or new instance during
+   * a rolling upgrade) may have written it since. Called with the lock held. Always, not "when
+   * changed": a file's time and inode can repeat across two quick atomic rewrites, and the read of
+   * a few KiB is cheap next to the fsyncs of a prepare.
+   */
+  PreparedClaims refresh() {
+    current = store.load(bootId);
+    return current;
+  }
+
+  /** The claims as last read or written; never waits, may show a prepare's intermediate state. */
+  public PreparedClaims current() {
+    return current;
+  }
+
+  /** Writes {@code next} to the checkpoint, then makes it the current value. */
+  void save(PreparedClaims next) throws PrepareException {
+    try {
+      store.save(next);
+      current = next;
+    } catch (IOException e) {
+      throw new PrepareException(
+          "cannot write checkpoint " + store.file() + ": " + e.getMessage(), e);
+    }
+  }
+}
