@@ -283,7 +283,7 @@ class KindScriptsIT {
     assertThat(standIns.calls())
         .extracting(StandIns.Call::line)
         .containsSubsequence(
-            "docker exec " + NODE + " rm -rf " + roots,
+            "docker exec " + NODE + " sh -c rm -rf \"$1\"/* sh " + roots,
             "kind delete cluster --name tessera --kubeconfig " + state.resolve("kubeconfig"));
     assertThat(state).doesNotExist();
 
