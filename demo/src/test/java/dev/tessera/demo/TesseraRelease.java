@@ -99,6 +99,54 @@ final class TesseraRelease implements TesseraDeployment {
       upgrade.addAll(List.of("--set", value));
     }
     HelmChart.helm(upgrade).orFail("helm upgrade");
+    awaitNewControllerLeading();
+  }
+
+  /**
+   * After an upgrade, until the controller's rollout is done and one of its new pods holds the
+   * election Lease: before that, what a test does next may be seen by a controller about to go, or
+   * by none (on kind the chart's two replicas hand over; the local cluster runs one).
+   */
+  private void awaitNewControllerLeading() {
+    await()
+        .atMost(Duration.ofSeconds(150))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              var deployment =
+                  client
+                      .apps()
+                      .deployments()
+                      .inNamespace(HelmChart.NAMESPACE)
+                      .withName("tessera-controller")
+                      .require();
+              var status = deployment.getStatus();
+              int want = deployment.getSpec().getReplicas();
+              assertThat(status.getObservedGeneration())
+                  .isEqualTo(deployment.getMetadata().getGeneration());
+              assertThat(status.getUpdatedReplicas()).isEqualTo(want);
+              assertThat(status.getReadyReplicas()).isEqualTo(want);
+              assertThat(status.getReplicas()).isEqualTo(want); // no old pod left
+              String leader =
+                  client
+                      .leases()
+                      .inNamespace(HelmChart.NAMESPACE)
+                      .withName("tessera-controller")
+                      .require()
+                      .getSpec()
+                      .getHolderIdentity();
+              assertThat(
+                      client
+                          .pods()
+                          .inNamespace(HelmChart.NAMESPACE)
+                          .withLabel("app.kubernetes.io/name", "tessera-controller")
+                          .list()
+                          .getItems()
+                          .stream()
+                          .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                          .map(p -> p.getMetadata().getName()))
+                  .contains(leader);
+            });
   }
 
   /** Waits until exactly one plugin pod runs on the node, is not {@code notUid}, and registered. */
