@@ -40,6 +40,14 @@ interface Cluster {
   String hostNetworkAddress();
 
   /**
+   * Whether this host reaches pods on the node's host network at {@link #hostNetworkAddress()} (the
+   * local cluster); kind's pods live on a network inside its node.
+   */
+  default boolean podsReachableFromHere() {
+    return true;
+  }
+
+  /**
    * A new directory for one test's files (its simulated driver root): where the node sees it at the
    * same path.
    */

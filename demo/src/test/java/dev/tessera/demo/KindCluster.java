@@ -125,6 +125,12 @@ final class KindCluster implements Cluster {
     return node().nodeIp();
   }
 
+  /** The controller's pod is on the node's pod network, not its host network. */
+  @Override
+  public boolean podsReachableFromHere() {
+    return false;
+  }
+
   /** Under the shared directory, mounted into the node at the same path. */
   @Override
   public Path newWorkDir() throws IOException {

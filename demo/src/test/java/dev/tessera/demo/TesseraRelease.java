@@ -7,6 +7,10 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -182,15 +186,34 @@ final class TesseraRelease implements TesseraDeployment {
   }
 
   /**
-   * The leading controller's {@code /metrics}, through the API server's proxy to its pod: the same
-   * on the local cluster (pods on the node's host network) and on kind (a pod network this host
-   * cannot reach). The leader is the holder of the election Lease.
+   * The leading controller's {@code /metrics} (the holder of the election Lease): at its pod's
+   * host-network address where this host reaches it (the local cluster), else through the API
+   * server's proxy to the pod (kind's pod network, which this host cannot reach; the local
+   * cluster's API server, in the host's namespace, cannot reach the pods' host network there).
    */
   @Override
-  public String controllerMetrics() {
-    var lease =
-        client.leases().inNamespace(HelmChart.NAMESPACE).withName("tessera-controller").require();
-    String leader = lease.getSpec().getHolderIdentity();
+  public String controllerMetrics() throws IOException, InterruptedException {
+    if (cluster.podsReachableFromHere()) {
+      var url =
+          URI.create(
+              "http://"
+                  + cluster.hostNetworkAddress()
+                  + ":"
+                  + CONTROLLER_METRICS_PORT
+                  + "/metrics");
+      try (HttpClient http = HttpClient.newHttpClient()) {
+        return http.send(HttpRequest.newBuilder(url).build(), HttpResponse.BodyHandlers.ofString())
+            .body();
+      }
+    }
+    String leader =
+        client
+            .leases()
+            .inNamespace(HelmChart.NAMESPACE)
+            .withName("tessera-controller")
+            .require()
+            .getSpec()
+            .getHolderIdentity();
     return client.raw(
         "/api/v1/namespaces/%s/pods/%s:%d/proxy/metrics"
             .formatted(HelmChart.NAMESPACE, leader, CONTROLLER_METRICS_PORT));
