@@ -131,14 +131,7 @@ final class TesseraRelease implements TesseraDeployment {
               assertThat(status.getUpdatedReplicas()).isEqualTo(want);
               assertThat(status.getReadyReplicas()).isEqualTo(want);
               assertThat(status.getReplicas()).isEqualTo(want); // no old pod left
-              String leader =
-                  client
-                      .leases()
-                      .inNamespace(HelmChart.NAMESPACE)
-                      .withName("tessera-controller")
-                      .require()
-                      .getSpec()
-                      .getHolderIdentity();
+              String leader = leader();
               assertThat(
                       client
                           .pods()
@@ -206,17 +199,21 @@ final class TesseraRelease implements TesseraDeployment {
             .body();
       }
     }
-    String leader =
-        client
-            .leases()
-            .inNamespace(HelmChart.NAMESPACE)
-            .withName("tessera-controller")
-            .require()
-            .getSpec()
-            .getHolderIdentity();
+    String leader = leader();
     return client.raw(
         "/api/v1/namespaces/%s/pods/%s:%d/proxy/metrics"
             .formatted(HelmChart.NAMESPACE, leader, CONTROLLER_METRICS_PORT));
+  }
+
+  /** The controller pod holding the election Lease. */
+  private String leader() {
+    return client
+        .leases()
+        .inNamespace(HelmChart.NAMESPACE)
+        .withName("tessera-controller")
+        .require()
+        .getSpec()
+        .getHolderIdentity();
   }
 
   @Override
