@@ -53,6 +53,22 @@ tessera_need_build_tools() {
   fi
 }
 
+# tessera_sysctls KEY...: "key=value" of each sysctl this kernel has, for a record to restore later.
+tessera_sysctls() {
+  local k
+  for k in "$@"; do
+    if [ -e "/proc/sys/${k//.//}" ]; then echo "$k=$(sysctl -n "$k")"; fi
+  done
+}
+
+# tessera_restore_sysctls FILE: writes back each "key=value" of FILE (from tessera_sysctls) that changed since.
+tessera_restore_sysctls() {
+  local key value
+  while IFS='=' read -r key value; do
+    [ "$(sysctl -n "$key")" = "$value" ] || { sysctl -qw "$key=$value" && say "restored $key=$value"; }
+  done <"$1"
+}
+
 # The Go environment for tools built from the Go module proxy (Helm, kind), under cache dir $1: the local
 # cluster's module and build caches (hack/cluster/build), so modules they share download and compile once.
 # GOTOOLCHAIN=local: a module that wants a newer Go fails loudly instead of fetching a toolchain.

@@ -31,10 +31,7 @@ host_has_cap_sys_resource() {
 # host_prepare: the changes above, each recorded. podman only (Docker's daemon is configured by its owner).
 host_prepare() {
   mkdir -p "$HOST_RECORD"
-  local k
-  for k in "${HOST_SYSCTLS[@]}"; do
-    [ -e "/proc/sys/${k//.//}" ] && echo "$k=$(sysctl -n "$k")"
-  done >"$HOST_RECORD/sysctl.saved"
+  tessera_sysctls "${HOST_SYSCTLS[@]}" >"$HOST_RECORD/sysctl.saved"
   iptables_chains >"$HOST_RECORD/chains.saved"
   if command -v nft >/dev/null; then nft list tables >"$HOST_RECORD/chains.saved.tables" 2>/dev/null || true; fi
   if [ ! -d /lib/modules ]; then
@@ -72,12 +69,7 @@ host_restore() {
     podman network rm kind >/dev/null && say "removed podman network kind"
   fi
   [ -f "$HOST_RECORD/chains.saved" ] && remove_new_netavark_chains "$HOST_RECORD/chains.saved"
-  if [ -f "$HOST_RECORD/sysctl.saved" ]; then
-    local key value
-    while IFS='=' read -r key value; do
-      [ "$(sysctl -n "$key")" = "$value" ] || { sysctl -qw "$key=$value" && say "restored $key=$value"; }
-    done <"$HOST_RECORD/sysctl.saved"
-  fi
+  if [ -f "$HOST_RECORD/sysctl.saved" ]; then tessera_restore_sysctls "$HOST_RECORD/sysctl.saved"; fi
   if [ -f "$HOST_RECORD/made-lib-modules" ]; then rmdir /lib/modules 2>/dev/null && say "removed /lib/modules"; fi
   if [ -f "$HOST_RECORD/made-podman-conf" ]; then rm -f "$PODMAN_CONF" && say "removed $PODMAN_CONF"; fi
   if [ -f "$HOST_RECORD/made-podman-conf-dir" ]; then rmdir "$(dirname "$PODMAN_CONF")" 2>/dev/null || true; fi
