@@ -60,3 +60,24 @@ make_busybox_image() {
   "$cluster_dir/mkimage" "$1" "$BUSYBOX_IMAGE" "$rootfs" '["/bin/sh"]'
   rm -rf "$rootfs"
 }
+
+# --- The cluster's processes, by the PID files and command lines up recorded (down, component) -------------------
+component_pid() { cat "$STATE/pid/$1.pid" 2>/dev/null; }
+# component_running NAME: its recorded PID is alive and still runs the binary NAME (not a reused PID).
+component_running() {
+  local pid
+  pid=$(component_pid "$1") || return 1
+  [ "$(basename "$(readlink "/proc/$pid/exe" 2>/dev/null)" " (deleted)")" = "$1" ]
+}
+# component_stop NAME: SIGTERM, up to 30 s for it to exit, then SIGKILL.
+component_stop() {
+  local pid i
+  if component_running "$1"; then
+    pid=$(component_pid "$1")
+    say "stopping $1 (pid $pid)"
+    kill -TERM "$pid"
+    for ((i = 0; i < 60; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    if kill -0 "$pid" 2>/dev/null; then say "$1 ignored SIGTERM: SIGKILL"; kill -KILL "$pid"; sleep 0.5; fi
+  fi
+  rm -f "$STATE/pid/$1.pid"
+}

@@ -63,6 +63,14 @@ interface Cluster {
   ProcessBuilder installCommand(Path driverRoot, Path images, List<String> helmArgs)
       throws IOException, InterruptedException;
 
+  /**
+   * The cluster's own processes (API server, kubelet, ...), to stop and start as an outage would;
+   * empty where they do not run as processes of this host (kind).
+   */
+  default Optional<ClusterComponents> components() {
+    return Optional.empty();
+  }
+
   /** A client with the cluster's admin kubeconfig; the caller closes it. */
   default KubernetesClient adminClient() throws IOException {
     return new KubernetesClientBuilder()

@@ -82,6 +82,11 @@ final class LocalBinaryCluster implements Cluster {
     return builder;
   }
 
+  @Override
+  public Optional<ClusterComponents> components() {
+    return Optional.of(new ClusterComponents(state));
+  }
+
   private String envValue(String name) {
     try {
       Matcher m =

@@ -85,6 +85,8 @@ public class NodePoolController {
     long period = config.resync().toMillis();
     resync.scheduleWithFixedDelay(
         () -> informers.knownNodes().forEach(queue::add), period, period, TimeUnit.MILLISECONDS);
+    // A broken Lease watch must be noticed even while no event comes (LeaseLiveness says why).
+    resync.scheduleWithFixedDelay(informers::checkLeaseSight, 1, 1, TimeUnit.SECONDS);
     LOG.atInfo().addKeyValue("driver", config.driverName()).log("publishing the GPU nodes' slices");
   }
 

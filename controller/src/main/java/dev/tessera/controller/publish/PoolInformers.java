@@ -50,6 +50,7 @@ final class PoolInformers implements AutoCloseable {
   private final PublishSettings config;
   private final ReportedNodes reported;
   private final Clock clock;
+  private final LeaseSight leaseSight;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   private SharedIndexInformer<Node> nodes;
   private SharedIndexInformer<Lease> leases;
@@ -61,6 +62,7 @@ final class PoolInformers implements AutoCloseable {
     this.config = config;
     this.reported = reported;
     this.clock = clock;
+    this.leaseSight = new LeaseSight(clock);
   }
 
   /**
@@ -128,10 +130,20 @@ final class PoolInformers implements AutoCloseable {
     inform(slices, this::ownPoolOf, touched);
     // Reconciling reads every store: the caller runs nothing before all four have synced.
     informers.forEach(i -> i.start().toCompletableFuture().join());
+    leaseSight.restarted();
+  }
+
+  /**
+   * Notes whether the Lease informer watches now; called every second or so, and before each
+   * reconcile (see {@link LeaseLiveness} for why a gap in sight matters).
+   */
+  void checkLeaseSight() {
+    leaseSight.observe(leases.isWatching());
   }
 
   /** One node's inputs as the caches hold them now. */
   NodeInputs inputs(String nodeName) {
+    checkLeaseSight();
     Node node = nodes.getStore().getByKey(nodeName);
     Lease lease =
         leases
@@ -144,7 +156,7 @@ final class PoolInformers implements AutoCloseable {
         node != null,
         node == null ? "" : node.getMetadata().getUid(),
         labels == null ? null : labels.get(Offering.NODE_LABEL),
-        LeaseLiveness.alive(lease, clock.instant(), config.leaseGrace()),
+        LeaseLiveness.alive(lease, clock.instant(), config.leaseGrace(), leaseSight.since()),
         slices.getIndexer().byIndex(BY_POOL, nodeName).stream()
             .filter(s -> config.driverName().equals(s.getSpec().getDriver()))
             .toList());

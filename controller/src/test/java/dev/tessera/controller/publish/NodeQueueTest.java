@@ -5,38 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class NodeQueueTest {
-  /** A clock the test moves by hand. */
-  private static final class TestClock extends Clock {
-    private Instant now = Instant.parse("2026-12-01T10:00:00Z");
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-  }
-
-  private final TestClock clock = new TestClock();
+  private final TestClock clock = new TestClock(Instant.parse("2026-12-01T10:00:00Z"));
   private final NodeQueue queue = new NodeQueue(Backoff.DEFAULT, clock);
 
   private List<String> drain() {

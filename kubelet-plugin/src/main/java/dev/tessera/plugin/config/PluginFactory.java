@@ -68,6 +68,10 @@ public class PluginFactory {
   private static final List<String> CONTROL_NODES =
       List.of("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
   private static final Duration HEALTH_PROBE_INTERVAL = Duration.ofSeconds(1);
+
+  /** Retries of a failed API request (waits of 100, 200, 400 ms: under a second in all). */
+  private static final int PREPARE_PATH_RETRIES = 3;
+
   private static final Duration HEALTH_STREAM_HEARTBEAT = Duration.ofSeconds(10);
 
   @Singleton
@@ -96,6 +100,12 @@ public class PluginFactory {
     } else {
       clientConfig = Config.autoConfigure(null);
     }
+    // fabric8 retries a failed request 10 times with doubling waits (~100 s in all) by default. A
+    // prepare reads its claim under the node lock, on the kubelet's clock: during an API server
+    // outage it must fail within a second and let the kubelet retry, not hold every other prepare
+    // and unprepare of the node for minutes. The background writers (Lease, status, GpuNode)
+    // retry on their own schedules.
+    clientConfig.setRequestRetryBackoffLimit(PREPARE_PATH_RETRIES);
     return new KubernetesClientBuilder().withConfig(clientConfig).build();
   }
 

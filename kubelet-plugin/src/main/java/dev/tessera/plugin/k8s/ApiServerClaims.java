@@ -1,6 +1,7 @@
 package dev.tessera.plugin.k8s;
 
 import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.prepare.ClaimSource;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -10,7 +11,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.ConnectException;
 import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,16 +55,51 @@ public final class ApiServerClaims implements ClaimSource, AutoCloseable {
   }
 
   @Override
-  public Optional<ResourceClaim> get(String namespace, String name) {
-    return Optional.ofNullable(
-        client
-            .get()
-            .dynamicResourceAllocation()
-            .v1()
-            .resourceClaims()
-            .inNamespace(namespace)
-            .withName(name)
-            .get());
+  public Optional<ResourceClaim> get(String namespace, String name) throws PrepareException {
+    try {
+      return Optional.ofNullable(
+          client
+              .get()
+              .dynamicResourceAllocation()
+              .v1()
+              .resourceClaims()
+              .inNamespace(namespace)
+              .withName(name)
+              .get());
+    } catch (KubernetesClientException e) {
+      throw new PrepareException(
+          "cannot read claim "
+              + namespace
+              + "/"
+              + name
+              + " from the API server ("
+              + rootCause(e)
+              + "); nothing was prepared, the kubelet retries",
+          e);
+    }
+  }
+
+  /**
+   * What went wrong underneath fabric8's "Operation failed": a connection that could not be made or
+   * a timeout (the JDK's HTTP client throws both without a message), else the deepest message.
+   */
+  private static String rootCause(Throwable e) {
+    String said = e.getMessage();
+    for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+      if (cause instanceof ConnectException) {
+        return "cannot connect" + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
+      }
+      if (cause instanceof HttpTimeoutException || cause instanceof SocketTimeoutException) {
+        return "timed out";
+      }
+      if (cause.getMessage() != null && !cause.getMessage().isBlank()) {
+        said = cause.getMessage();
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return said == null ? e.getClass().getSimpleName() : said;
   }
 
   @Override

@@ -54,6 +54,9 @@ public final class LeaseRenewer implements AutoCloseable {
     timer.scheduleAtFixedRate(this::renew, 0, period, TimeUnit.MILLISECONDS);
   }
 
+  /** Failed renewals since the last success; only the timer's thread touches it. */
+  private int failedInARow;
+
   void renew() {
     try {
       var leases = client.get().leases().inNamespace(namespace);
@@ -82,11 +85,24 @@ public final class LeaseRenewer implements AutoCloseable {
       lease.getSpec().setLeaseDurationSeconds((int) duration.toSeconds());
       lease.getSpec().setRenewTime(now);
       leases.resource(lease).update();
+      if (failedInARow > 0) {
+        LOG.atInfo()
+            .addKeyValue("lease", namespace + "/" + name)
+            .addKeyValue("failedRenewals", failedInARow)
+            .log("renewed the Lease again");
+        failedInARow = 0;
+      }
     } catch (RuntimeException e) {
-      LOG.atWarn()
-          .addKeyValue("lease", namespace + "/" + name)
-          .setCause(e)
-          .log("cannot renew the Lease");
+      failedInARow++;
+      // During an API server outage this fails every period: the first failure with its cause,
+      // then one line every tenth, not a stack trace a second.
+      if (failedInARow == 1 || failedInARow % 10 == 0) {
+        LOG.atWarn()
+            .addKeyValue("lease", namespace + "/" + name)
+            .addKeyValue("failedRenewals", failedInARow)
+            .setCause(failedInARow == 1 ? e : null)
+            .log("cannot renew the Lease" + (failedInARow == 1 ? "" : ": " + e.getMessage()));
+      }
     }
   }
 

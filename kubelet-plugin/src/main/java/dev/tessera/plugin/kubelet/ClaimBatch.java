@@ -45,6 +45,7 @@ public final class ClaimBatch {
     for (ClaimRef claim : claims) {
       Timer.Sample sample = Timer.start(metrics);
       Outcome outcome;
+      requested("prepare", claim);
       try {
         outcome = new Outcome.Prepared(state.prepare(claim));
       } catch (PrepareException | RuntimeException e) {
@@ -61,6 +62,7 @@ public final class ClaimBatch {
     for (ClaimRef claim : claims) {
       Timer.Sample sample = Timer.start(metrics);
       Outcome outcome;
+      requested("unprepare", claim);
       try {
         state.unprepare(claim);
         outcome = new Outcome.Done();
@@ -71,6 +73,18 @@ public final class ClaimBatch {
       outcomes.put(claim.uid(), outcome);
     }
     return outcomes;
+  }
+
+  /**
+   * Logged before the node lock is taken: a prepare that waits behind another one (or behind a slow
+   * MIG change) shows as asked for and not yet done.
+   */
+  private static void requested(String what, ClaimRef claim) {
+    LOG.atInfo()
+        .addKeyValue("claim.uid", claim.uid())
+        .addKeyValue("claim.namespace", claim.namespace())
+        .addKeyValue("claim.name", claim.name())
+        .log(what + " requested by the kubelet");
   }
 
   private static Outcome failed(String what, ClaimRef claim, Exception e) {

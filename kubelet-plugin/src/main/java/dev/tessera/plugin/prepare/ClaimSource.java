@@ -1,6 +1,7 @@
 package dev.tessera.plugin.prepare;
 
 import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.List;
@@ -9,7 +10,13 @@ import java.util.Optional;
 /** The API server, as far as prepare needs it: read a claim, report its devices' status. */
 public interface ClaimSource {
 
-  Optional<ResourceClaim> get(String namespace, String name);
+  /**
+   * The claim as the API server has it now, empty when it has none.
+   *
+   * @throws PrepareException when the API server cannot be read (away, refusing): the prepare fails
+   *     with that message and the kubelet retries it
+   */
+  Optional<ResourceClaim> get(String namespace, String name) throws PrepareException;
 
   /**
    * Records our prepared devices in the claim's {@code status.devices} (condition Ready, UUIDs in

@@ -281,6 +281,38 @@ class DeviceStateTest {
   }
 
   @Test
+  void anApiServerAwayFailsThePrepareNamingTheClaimAndLeavesNothingForTheRetry() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    var state = state("b1");
+    claims.unreachable = true;
+    assertThatThrownBy(() -> state.prepare(ref))
+        .hasMessageContaining("cannot read claim")
+        .hasMessageContaining("c1")
+        .hasMessageContaining("API server");
+    assertThat(cdi.specFile("uid-1")).doesNotExist();
+    assertThat(state.checkpoint().claims()).isEmpty();
+    // The kubelet's retry, once the API server is back, prepares it.
+    claims.unreachable = false;
+    assertThat(state.prepare(ref)).hasSize(1);
+    assertThat(cdi.specFile("uid-1")).exists();
+  }
+
+  @Test
+  void anUnprepareNeedsNoApiServer() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    var state = state("b1");
+    state.prepare(ref);
+    claims.unreachable = true;
+    int gets = claims.gets;
+
+    state.unprepare(ref);
+
+    assertThat(claims.gets).as("GETs during the unprepare").isEqualTo(gets);
+    assertThat(cdi.specFile("uid-1")).doesNotExist();
+    assertThat(store.load("b1").claims()).isEmpty();
+  }
+
+  @Test
   void unprepareUndoesEverythingAndForgetsTheClaim() throws Exception {
     claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
     var state = state("b1");

@@ -1,6 +1,7 @@
 package dev.tessera.plugin.prepare;
 
 import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedDevice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.ArrayList;
@@ -19,14 +20,25 @@ final class FakeClaimSource implements ClaimSource {
   /** Runs inside every get: a test can hold a prepare there, with the node lock held. */
   Runnable duringGet = () -> {};
 
+  /** While true, every get fails as ApiServerClaims does when the API server is away. */
+  boolean unreachable;
+
   void put(ResourceClaim claim) {
     claims.put(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName(), claim);
   }
 
   @Override
-  public Optional<ResourceClaim> get(String namespace, String name) {
+  public Optional<ResourceClaim> get(String namespace, String name) throws PrepareException {
     gets++;
     duringGet.run();
+    if (unreachable) {
+      throw new PrepareException(
+          "cannot read claim "
+              + namespace
+              + "/"
+              + name
+              + " from the API server (Connection refused)");
+    }
     return Optional.ofNullable(claims.get(namespace + "/" + name));
   }
 

@@ -1,0 +1,64 @@
+package dev.tessera.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The local cluster's own processes, stopped and started again as an outage would
+ * (hack/cluster/component), and the kubelet's pod logs read from the host while the API server
+ * cannot serve them.
+ */
+final class ClusterComponents {
+  private final Path state;
+
+  ClusterComponents(Path state) {
+    this.state = state;
+  }
+
+  /** SIGTERM, then SIGKILL after 30 s; returns once it has exited. */
+  void stop(String component) throws IOException, InterruptedException {
+    run("stop", component);
+  }
+
+  /** Started again with its recorded command line; the API server: once it is ready. */
+  void start(String component) throws IOException, InterruptedException {
+    run("start", component);
+  }
+
+  private void run(String action, String component) throws IOException, InterruptedException {
+    var builder =
+        new ProcessBuilder(
+            TesseraOnNode.repoFile("hack/cluster/component").toString(), action, component);
+    builder.environment().put("TESSERA_CLUSTER_DIR", state.toString());
+    Process process = ProcessOutput.start(builder);
+    assertThat(process.waitFor(90, TimeUnit.SECONDS))
+        .as("hack/cluster/component " + action + " " + component + " finished")
+        .isTrue();
+    assertThat(process.exitValue())
+        .as("hack/cluster/component " + action + " " + component + "'s exit code")
+        .isZero();
+  }
+
+  /**
+   * Everything the kubelet logged for the containers of pods whose name starts with {@code pod}.
+   */
+  String podLog(String namespace, String pod) throws IOException {
+    var text = new StringBuilder();
+    try (Stream<Path> files = Files.walk(state.resolve("pod-logs"))) {
+      for (Path file :
+          files
+              .filter(Files::isRegularFile)
+              .filter(f -> f.toString().contains("/" + namespace + "_" + pod))
+              .sorted()
+              .toList()) {
+        text.append(Files.readString(file));
+      }
+    }
+    return text.toString();
+  }
+}
