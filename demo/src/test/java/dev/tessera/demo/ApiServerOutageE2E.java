@@ -35,10 +35,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *       kubelet's retry once the API server is back: the pod runs;
  *   <li>the unprepare of a claim already deleted succeeds from the checkpoint alone, during the
  *       outage: its CDI spec and checkpoint entry go;
- *   <li>the controller does not withdraw the slices of the live node when it is back, though every
- *       plugin Lease looks expired by then (renewed last before the outage, 4 s Leases here): it
- *       counts a Lease from no earlier than when it last gained sight of the Leases (LeaseLiveness
- *       says why), so the slices keep their UIDs;
+ *   <li>the controller, which keeps its lead through the outage (a 90 s election Lease), does not
+ *       withdraw the slices of the live node when it is back, though every plugin Lease looks
+ *       expired by then (renewed last before the outage, 4 s Leases here) and its cache holds the
+ *       stale Lease until its watch is back: it counts a Lease from no earlier than when it last
+ *       gained sight of the Leases (LeaseLiveness says why), so the slices keep their UIDs;
  *   <li>nothing is lost: the prepared claim is in the checkpoint, the GpuNode is there.
  * </ul>
  *
@@ -49,6 +50,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(TesseraLogsOnFailure.class)
 class ApiServerOutageE2E {
   private static final Duration OUTAGE = Duration.ofSeconds(30);
+
+  /** Longer than the outage and its renew deadline (2/3 of it) too. */
+  private static final String ELECTION_LEASE = "90s";
+
   private static final String NS = "default";
 
   private static Cluster cluster;
@@ -62,10 +67,18 @@ class ApiServerOutageE2E {
         .as("the cluster's API server runs as a process of this host (the local cluster)")
         .isPresent();
     components = cluster.components().orElseThrow();
-    tessera = TesseraOnNode.start(cluster, "H100-SXM5-80GB", 2, Offering.EXCLUSIVE);
-    assumeThat(tessera.deployment())
-        .as("Tessera installed by its chart: the kubelet restarts a controller that lost its lead")
-        .isInstanceOf(TesseraRelease.class);
+    // The leader keeps its lead through the outage (its election Lease outlasts it), so it is the
+    // same controller, with a broken watch, that sees every plugin Lease expired when the API
+    // server
+    // is back. (With the tests' 6 s election Lease it would exit and a new leader would read fresh
+    // Leases: the case that needs no care.)
+    tessera =
+        TesseraOnNode.startWithHelmValues(
+            cluster,
+            "H100-SXM5-80GB",
+            2,
+            Offering.EXCLUSIVE,
+            List.of("controller.electionLeaseDuration=" + ELECTION_LEASE));
   }
 
   @AfterAll
@@ -127,11 +140,6 @@ class ApiServerOutageE2E {
       String afterUid = after;
       await().atMost(Duration.ofSeconds(60)).until(() -> requested("prepare", afterUid));
 
-      ((TesseraRelease) tessera.deployment())
-          .expectRestarts(
-              "tessera-controller",
-              "the leader cannot renew its election Lease while the API server is away: it exits"
-                  + " and the kubelet starts it again as a follower (LeaderElection)");
       components.stop("kube-apiserver");
       stopped = System.nanoTime();
       System.out.println("--- the API server stopped; the node lock released");
@@ -175,8 +183,8 @@ class ApiServerOutageE2E {
     // The kubelet's retry prepares the claim: the pod runs.
     awaitRunning(client, "outage-after");
     assertThat(tessera.checkpointedClaims()).contains(after);
-    // Let the controller come back (it lost its lead during the outage and was restarted) and
-    // reconcile the node several times over: the same slices, never withdrawn and published again.
+    // Let the controller's watches come back and reconcile the node several times over: the same
+    // slices, never withdrawn and published again.
     await()
         .atMost(Duration.ofSeconds(120))
         .ignoreExceptions()

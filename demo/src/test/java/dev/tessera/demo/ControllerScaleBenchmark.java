@@ -2,8 +2,10 @@ package dev.tessera.demo;
 
 import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.controller.publish.PoolSlices;
 import dev.tessera.controller.render.Fleets;
 import dev.tessera.controller.render.Offering;
+import dev.tessera.controller.render.SliceRenderer;
 import dev.tessera.plugin.discovery.GpuDiscovery;
 import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
@@ -35,12 +37,18 @@ import tools.jackson.databind.json.JsonMapper;
  * API writes during two resyncs with nothing changed. Prints a Markdown table. Run it with {@code
  * hack/bench-controller-scale}; it removes what it created.
  *
- * <p>Arguments: {@code [nodes] [offering label] [max heap]} (defaults 1000, exclusive, 192m).
+ * <p>Beside it, in the same run and before the controller starts, the API server's own rate for the
+ * same slices: a plain client creating every node's pool as the controller renders it, 16 nodes in
+ * parallel, under another driver name (then deleted) — the ceiling publishing is measured against.
+ *
+ * <p>Arguments: {@code [nodes] [offering label] [max heap] [workers]} (defaults 1000, exclusive,
+ * 192m, the controller's default).
  */
 public final class ControllerScaleBenchmark {
   private static final Path REPO =
       Path.of(System.getProperty("tessera.repo.dir", ".")).toAbsolutePath().normalize();
   private static final String PREFIX = "scale-node-";
+  private static final String RAW_DRIVER = "raw.bench.tessera.dev";
 
   private ControllerScaleBenchmark() {}
 
@@ -48,6 +56,7 @@ public final class ControllerScaleBenchmark {
     int nodes = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     Offering offering = Offering.fromLabel(args.length > 1 ? args[1] : "exclusive").orElseThrow();
     String heap = args.length > 2 ? args[2] : "192m";
+    String workers = args.length > 3 ? args[3] : "";
     Cluster cluster = LocalBinaryCluster.fromEnvironment();
     cluster
         .unavailableReason()
@@ -65,26 +74,34 @@ public final class ControllerScaleBenchmark {
       }
       Thread.sleep(2000); // the CRD's endpoints come up
       long t0 = System.nanoTime();
-      List<Future<?>> created = new ArrayList<>();
+      List<Future<String>> created = new ArrayList<>();
       for (int i = 0; i < nodes; i++) {
         int n = i;
         created.add(pool.submit(() -> createNode(client, json, template, offering, n)));
       }
-      for (Future<?> f : created) {
-        f.get();
+      List<String> nodeUids = new ArrayList<>();
+      for (Future<String> f : created) {
+        nodeUids.add(f.get());
       }
       double seedSeconds = (System.nanoTime() - t0) / 1e9;
+      Raw raw = rawCreate(client, pool, template, offering, nodeUids);
 
       long start = System.nanoTime();
-      try (ControllerProcess controller =
-          ControllerProcess.start(
-              REPO.resolve("controller/target/tessera-controller.jar"),
-              work.resolve("controller"),
+      var env =
+          new java.util.HashMap<>(
               Map.of(
                   "TESSERA_CONTROLLER_KUBECONFIG",
                   cluster.adminKubeconfig().toString(),
                   "TESSERA_CONTROLLER_RESYNC",
-                  "30s"),
+                  "30s"));
+      if (!workers.isBlank()) {
+        env.put("TESSERA_CONTROLLER_WORKERS", workers);
+      }
+      try (ControllerProcess controller =
+          ControllerProcess.start(
+              REPO.resolve("controller/target/tessera-controller.jar"),
+              work.resolve("controller"),
+              env,
               List.of("-XX:+UseSerialGC", "-Xmx" + heap, "-XX:TieredStopAtLevel=1"))) {
         int expectedPools = nodes;
         while (publishedPools(client) < expectedPools) {
@@ -111,7 +128,10 @@ public final class ControllerScaleBenchmark {
                 + "| nodes (GpuNodes, Leases) | %d, offering %s, 8 x H100 each |%n"
                 + "| ResourceSlices published | %d |%n"
                 + "| seeding the API server | %.1f s |%n"
-                + "| controller start to every pool published | %.1f s |%n"
+                + "| raw: a plain client creating the same %d slices, 16 nodes in parallel | %.1f s"
+                + " (%.0f slices/s) |%n"
+                + "| controller start to every pool published (workers: %s) | %.1f s (%.0f slices/s,"
+                + " %.2f x raw) |%n"
                 + "| controller RSS when converged / after 2 idle resyncs / peak | %d / %d / %d MiB"
                 + " (-Xmx%s) |%n"
                 + "| slice writes during 2 resyncs with nothing changed | %d |%n",
@@ -119,7 +139,13 @@ public final class ControllerScaleBenchmark {
             offering.label(),
             slices,
             seedSeconds,
+            raw.slices(),
+            raw.seconds(),
+            raw.slices() / raw.seconds(),
+            workers.isBlank() ? "default" : workers,
             convergeSeconds,
+            slices / convergeSeconds,
+            raw.seconds() / convergeSeconds,
             rssConverged / 1024,
             rssSteady / 1024,
             hwm / 1024,
@@ -138,7 +164,54 @@ public final class ControllerScaleBenchmark {
     }
   }
 
-  private static void createNode(
+  /** How long the plain client took for how many slices. */
+  private record Raw(long slices, double seconds) {}
+
+  /**
+   * Creates every node's pool as the controller renders it, under {@link #RAW_DRIVER}, 16 nodes at
+   * once, one node's slices in order (as one controller worker writes them); then deletes them all.
+   */
+  private static Raw rawCreate(
+      KubernetesClient client,
+      ExecutorService pool,
+      NodeInventory template,
+      Offering offering,
+      List<String> nodeUids)
+      throws Exception {
+    var renderer = new SliceRenderer();
+    var poolSlices = new PoolSlices(RAW_DRIVER);
+    var api = client.dynamicResourceAllocation().v1().resourcesSlices();
+    var counted = new java.util.concurrent.atomic.AtomicLong();
+    long start = System.nanoTime();
+    List<Future<?>> writes = new ArrayList<>();
+    for (int i = 0; i < nodeUids.size(); i++) {
+      int n = i;
+      writes.add(
+          pool.submit(
+              () -> {
+                var slices =
+                    poolSlices.slices(
+                        PREFIX + n,
+                        nodeUids.get(n),
+                        1,
+                        renderer.render(Fleets.withOwnUuids(template, n), offering));
+                slices.forEach(slice -> api.resource(slice).create());
+                counted.addAndGet(slices.size());
+              }));
+    }
+    for (Future<?> f : writes) {
+      f.get();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    api.withField("spec.driver", RAW_DRIVER).delete();
+    while (!api.withField("spec.driver", RAW_DRIVER).list().getItems().isEmpty()) {
+      Thread.sleep(1000);
+    }
+    return new Raw(counted.get(), seconds);
+  }
+
+  /** Creates the node, its GpuNode and its plugin Lease; returns the Node's UID. */
+  private static String createNode(
       KubernetesClient client, JsonMapper json, NodeInventory template, Offering offering, int n) {
     String name = PREFIX + n;
     Node node =
@@ -193,6 +266,7 @@ public final class ControllerScaleBenchmark {
                 .endSpec()
                 .build())
         .create();
+    return node.getMetadata().getUid();
   }
 
   /** Pools whose highest generation is complete. */

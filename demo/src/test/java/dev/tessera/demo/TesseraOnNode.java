@@ -71,6 +71,13 @@ final class TesseraOnNode implements AutoCloseable {
     return start(cluster, Kind.chosen(), profile, gpus, offering, Map.of(), simulator);
   }
 
+  /** Tessera by its Helm chart with {@code helmValues} ({@code key=value}) over the tests' own. */
+  static TesseraOnNode startWithHelmValues(
+      Cluster cluster, String profile, int gpus, Offering offering, List<String> helmValues)
+      throws Exception {
+    return start(cluster, Kind.HELM, profile, gpus, offering, Map.of(), helmValues);
+  }
+
   /** Tessera as host processes, for tests that stop and start the plugin or controller. */
   static TesseraOnNode startAsProcesses(
       Cluster cluster, String profile, int gpus, Offering offering) throws Exception {
@@ -92,6 +99,19 @@ final class TesseraOnNode implements AutoCloseable {
       Map<String, String> controllerEnv,
       String... simulator)
       throws Exception {
+    return start(cluster, kind, profile, gpus, offering, controllerEnv, List.of(), simulator);
+  }
+
+  private static TesseraOnNode start(
+      Cluster cluster,
+      Kind kind,
+      String profile,
+      int gpus,
+      Offering offering,
+      Map<String, String> controllerEnv,
+      List<String> helmValues,
+      String... simulator)
+      throws Exception {
     Path work = cluster.newWorkDir();
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), profile, gpus, simulator);
     var client = cluster.adminClient();
@@ -103,7 +123,7 @@ final class TesseraOnNode implements AutoCloseable {
       node.deleteManifestDeviceClasses();
       System.out.printf("%n== Tessera as %s on %d x %s (%s)%n", kind, gpus, profile, offering);
       if (kind == Kind.HELM) {
-        node.deployment = TesseraRelease.install(cluster, client, root);
+        node.deployment = TesseraRelease.install(cluster, client, root, helmValues);
       } else {
         node.apply(REPO.resolve("deploy/manifests/gpunode-crd.yaml"));
         node.deployment = TesseraProcesses.start(cluster, work, root, controllerEnv);

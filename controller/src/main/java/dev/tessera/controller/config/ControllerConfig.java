@@ -29,6 +29,9 @@ import java.time.Duration;
  * @param unhealthyTaintEffect the taint effect on a device its plugin reports unhealthy (a fatal
  *     XID): {@code NoSchedule} keeps new claims off it; {@code NoExecute} also evicts the pods
  *     using it
+ * @param workers how many nodes the leader reconciles at once; a node's slices are written by one
+ *     worker at a time. Publishing a fleet from scratch is bound by the API server's write rate,
+ *     which one worker writing node after node does not reach
  * @param podName the replica's pod (from the downward API, {@code POD_NAME}), its identity in
  *     leader election; defaults to {@code tessera-controller-<pid>} for a controller outside a pod
  */
@@ -49,6 +52,7 @@ public record ControllerConfig(
     @Bindable(defaultValue = "200ms") Duration retryInitial,
     @Bindable(defaultValue = "5m") Duration retryMax,
     @Bindable(defaultValue = "NoSchedule") String unhealthyTaintEffect,
+    @Bindable(defaultValue = "8") int workers,
     @Nullable String podName) {
 
   /** This replica's name in leader election: the pod, else this process. */

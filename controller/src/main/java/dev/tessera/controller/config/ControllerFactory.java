@@ -25,6 +25,9 @@ public class ControllerFactory {
   /** The field manager of everything the controller writes. */
   public static final String FIELD_MANAGER = "tessera-controller";
 
+  /** Retries of a failed API request (waits of 100, 200, 400 ms: under a second in all). */
+  private static final int REQUEST_RETRIES = 3;
+
   @Singleton
   Clock clock() {
     return Clock.systemUTC();
@@ -51,6 +54,12 @@ public class ControllerFactory {
     // The API server names a write's field manager after the user agent: every object the
     // controller writes is then managed by "tessera-controller", not by a client library's name.
     client.setUserAgent(FIELD_MANAGER);
+    // fabric8 retries a failed request 10 times with doubling waits (~100 s) by default. During an
+    // API server outage one renewal of the election Lease would then outlast the renew deadline and
+    // the leader would give up its lead for a 30 s outage; a slice write would hold its worker as
+    // long. Every caller here retries on its own schedule (the elector every retry period, the
+    // node queue with its backoff, the informers' watches), so a request fails within a second.
+    client.setRequestRetryBackoffLimit(REQUEST_RETRIES);
     return new KubernetesClientBuilder().withConfig(client).build();
   }
 
@@ -63,7 +72,8 @@ public class ControllerFactory {
         config.leaseGrace(),
         config.resync(),
         config.retryInitial(),
-        config.retryMax());
+        config.retryMax(),
+        config.workers());
   }
 
   @Singleton

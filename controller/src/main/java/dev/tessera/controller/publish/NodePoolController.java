@@ -10,9 +10,11 @@ import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
@@ -22,8 +24,9 @@ import tools.jackson.databind.json.JsonMapper;
  * node each event is about; the {@link NodeQueue} holds each such node once and backs off the ones
  * that fail; a worker reads the node's {@link NodeInputs}, the {@link PoolPlanner} decides the
  * writes (nothing when nothing changed) and the {@link SliceWriter} makes them. A resync names
- * every node now and then (a Lease's expiry makes no event). One worker: the writes of one node
- * never race.
+ * every node now and then (a Lease's expiry makes no event). Several workers reconcile different
+ * nodes at once; the queue never hands one node to two of them, so the writes of one node never
+ * race.
  */
 @Singleton
 public class NodePoolController {
@@ -36,7 +39,7 @@ public class NodePoolController {
   private final NodeQueue queue;
   private final MeterRegistry metrics;
   private final ReportedNodes reported;
-  private final Thread worker = Thread.ofPlatform().name("node-pools").unstarted(this::work);
+  private final List<Thread> workers;
   private final ScheduledExecutorService resync =
       Executors.newSingleThreadScheduledExecutor(
           r -> Thread.ofPlatform().name("node-pools-resync").daemon().unstarted(r));
@@ -60,6 +63,10 @@ public class NodePoolController {
             Offering.fromLabel(config.defaultOffering()).orElse(Offering.EXCLUSIVE));
     this.writer = new SliceWriter(client, metrics);
     this.queue = new NodeQueue(new Backoff(config.retryInitial(), config.retryMax()), clock);
+    this.workers =
+        IntStream.range(0, config.workers())
+            .mapToObj(i -> Thread.ofPlatform().name("node-pools-" + i).unstarted(this::work))
+            .toList();
     Gauge.builder("tessera.controller.reported.nodes", () -> reported.nodes().size())
         .description("Nodes whose plugin reported an inventory in its GpuNode")
         .register(metrics);
@@ -81,13 +88,16 @@ public class NodePoolController {
   public void start() {
     // Events that come while the informers sync wait in the queue: the worker starts after.
     informers.start(queue::add);
-    worker.start();
+    workers.forEach(Thread::start);
     long period = config.resync().toMillis();
     resync.scheduleWithFixedDelay(
         () -> informers.knownNodes().forEach(queue::add), period, period, TimeUnit.MILLISECONDS);
     // A broken Lease watch must be noticed even while no event comes (LeaseLiveness says why).
     resync.scheduleWithFixedDelay(informers::checkLeaseSight, 1, 1, TimeUnit.SECONDS);
-    LOG.atInfo().addKeyValue("driver", config.driverName()).log("publishing the GPU nodes' slices");
+    LOG.atInfo()
+        .addKeyValue("driver", config.driverName())
+        .addKeyValue("workers", workers.size())
+        .log("publishing the GPU nodes' slices");
   }
 
   private void work() {
@@ -146,7 +156,7 @@ public class NodePoolController {
 
   @PreDestroy
   void stop() {
-    worker.interrupt();
+    workers.forEach(Thread::interrupt);
     resync.shutdownNow();
     informers.close();
   }

@@ -12,6 +12,7 @@ import java.time.Duration;
  * @param resync how often every node is reconciled even without events
  * @param retryInitial the first wait of a node whose reconcile failed
  * @param retryMax the longest wait between retries of a failing node
+ * @param workers how many nodes are reconciled at once (each node by one worker at a time)
  */
 public record PublishSettings(
     String driverName,
@@ -20,4 +21,12 @@ public record PublishSettings(
     Duration leaseGrace,
     Duration resync,
     Duration retryInitial,
-    Duration retryMax) {}
+    Duration retryMax,
+    int workers) {
+
+  public PublishSettings {
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers must be at least 1, not " + workers);
+    }
+  }
+}
