@@ -13,7 +13,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -219,9 +221,7 @@ final class TesseraRelease implements TesseraDeployment {
     Pod pod =
         pluginPods().stream()
             .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-            .max(
-                java.util.Comparator.comparing(
-                    p -> java.time.Instant.parse(p.getMetadata().getCreationTimestamp())))
+            .max(Comparator.comparing(p -> Instant.parse(p.getMetadata().getCreationTimestamp())))
             .orElseThrow(() -> new IllegalStateException("no plugin pod"));
     int port = PluginMetrics.port(client.pods().resource(pod).getLog());
     if (cluster.podsReachableFromHere()) {
