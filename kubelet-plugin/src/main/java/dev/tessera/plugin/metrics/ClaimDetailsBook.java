@@ -1,6 +1,7 @@
 package dev.tessera.plugin.metrics;
 
 import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.prepare.ClaimSource;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -74,7 +75,7 @@ public final class ClaimDetailsBook {
                     .get(entry.namespace(), entry.name())
                     .filter(claim -> uid.equals(claim.getMetadata().getUid()))
                     .ifPresent(this::seen);
-              } catch (RuntimeException e) {
+              } catch (PrepareException | RuntimeException e) {
                 LOG.atDebug()
                     .addKeyValue("claim.uid", uid)
                     .addKeyValue("claim.namespace", entry.namespace())

@@ -1,6 +1,7 @@
 package dev.tessera.plugin.metrics;
 
 import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.prepare.ClaimSource;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -22,7 +23,7 @@ public final class ObservedClaims implements ClaimSource {
   }
 
   @Override
-  public Optional<ResourceClaim> get(String namespace, String name) {
+  public Optional<ResourceClaim> get(String namespace, String name) throws PrepareException {
     Optional<ResourceClaim> claim = delegate.get(namespace, name);
     try {
       claim.ifPresent(book::seen);
