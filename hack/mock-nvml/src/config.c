@@ -97,6 +97,7 @@ int mock_config_load(const char *path, mock_config *cfg)
         else if (!strcmp(k, "mig_layout")) SET(mig_layout, v);
         else if (!strcmp(k, "faults_file")) SET(faults_file, v);
         else if (!strcmp(k, "events_file")) SET(events_file, v);
+        else if (!strcmp(k, "telemetry_file")) SET(telemetry_file, v);
         else if (!strncmp(k, "delay_ms.", 9) && cfg->ndelays < MOCK_MAX_DELAYS) {
             mock_delay *d = &cfg->delays[cfg->ndelays++];
             snprintf(d->sym, sizeof(d->sym), "%s", k + 9);
@@ -121,6 +122,8 @@ int mock_config_load(const char *path, mock_config *cfg)
     if (!cfg->state_file[0]) join(cfg->state_file, sizeof(cfg->state_file), cfg->root, "/var/lib/mock-nvml/state");
     if (!cfg->faults_file[0]) join(cfg->faults_file, sizeof(cfg->faults_file), cfg->root, "/etc/mock-nvml/faults");
     if (!cfg->events_file[0]) join(cfg->events_file, sizeof(cfg->events_file), cfg->root, "/var/lib/mock-nvml/events");
+    if (!cfg->telemetry_file[0])
+        join(cfg->telemetry_file, sizeof(cfg->telemetry_file), cfg->root, "/var/lib/mock-nvml/telemetry");
     return 0;
 }
 

@@ -189,40 +189,47 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major,
     RET(NVML_SUCCESS);
 }
 
-/* total/reserved bytes: whole GPU, or the GPU instance's memory for a MIG device. */
-static int mem_of(nvmlDevice_t device, unsigned long long *total, unsigned long long *reserved)
+/* total/reserved/used bytes: whole GPU, or the GPU instance's memory for a MIG device; used is what
+ * telemetry_file says (memory_used_bytes, else its processes' memory), at most what is free. */
+static int mem_of(nvmlDevice_t device, unsigned long long *total, unsigned long long *reserved,
+                  unsigned long long *used)
 {
+    mock_gpu *gp;
     mock_gi *gi = NULL;
-    int k = mock_resolve_device(device, NULL, &gi, NULL);
+    int k = mock_resolve_device(device, &gp, &gi, NULL);
     if (!k)
         return 0;
     unsigned long long mib = k == MOCK_H_GPU ? g_mock.prof->mem_mib : gi->prof->mem_mb;
     *total = mib << 20;
     *reserved = (mib / 128) << 20;
+    int mig = k == MOCK_H_MIGDEV;
+    *used = mock_telemetry_used(gpu_index(gp), mig ? device->gi : -1, mig ? device->ci : -1);
+    if (*used > *total - *reserved)
+        *used = *total - *reserved;
     return 1;
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
     MOCK_ENTER();
-    unsigned long long total, reserved;
-    if (!mem_of(device, &total, &reserved) || !memory) RET(NVML_ERROR_INVALID_ARGUMENT);
+    unsigned long long total, reserved, used;
+    if (!mem_of(device, &total, &reserved, &used) || !memory) RET(NVML_ERROR_INVALID_ARGUMENT);
     memory->total = total;
-    memory->used = reserved;
-    memory->free = total - reserved;
+    memory->used = reserved + used;
+    memory->free = total - reserved - used;
     RET(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
     MOCK_ENTER();
-    unsigned long long total, reserved;
-    if (!mem_of(device, &total, &reserved) || !memory) RET(NVML_ERROR_INVALID_ARGUMENT);
+    unsigned long long total, reserved, used;
+    if (!mem_of(device, &total, &reserved, &used) || !memory) RET(NVML_ERROR_INVALID_ARGUMENT);
     if (memory->version != nvmlMemory_v2) RET(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
     memory->total = total;
     memory->reserved = reserved;
-    memory->used = 0;
-    memory->free = total - reserved;
+    memory->used = used;
+    memory->free = total - reserved - used;
     RET(NVML_SUCCESS);
 }
 

@@ -14,6 +14,8 @@
 #define MOCK_MEM_SLICES 8
 #define MOCK_MAX_DELAYS 32
 #define MOCK_MAX_FAULTS 64
+#define MOCK_MAX_TELEMETRY 256
+#define MOCK_MAX_PROCS 64
 #define MOCK_MAGIC 0x4d4e564dU
 
 enum { MOCK_H_GPU = 1, MOCK_H_MIGDEV, MOCK_H_GI, MOCK_H_CI, MOCK_H_EVSET };
@@ -92,6 +94,7 @@ typedef struct {
     char state_file[PATH_MAX];
     char faults_file[PATH_MAX];
     char events_file[PATH_MAX];
+    char telemetry_file[PATH_MAX];
     char mig_enabled[256];
     char mig_layout[1024];
     mock_delay delays[MOCK_MAX_DELAYS];
@@ -102,6 +105,16 @@ typedef struct { int valid; dev_t dev; ino_t ino; off_t size; struct timespec mt
 
 typedef struct { char sym[96]; int code; long count; /* -1: always */ } mock_fault;
 
+/* ---- telemetry.c: values and processes from telemetry_file ---- */
+enum {
+    MOCK_T_GPU_UTIL, MOCK_T_MEMORY_UTIL, MOCK_T_POWER_MW, MOCK_T_TEMPERATURE_C, MOCK_T_GRAPHICS_CLOCK_MHZ,
+    MOCK_T_SM_CLOCK_MHZ, MOCK_T_MEMORY_CLOCK_MHZ, MOCK_T_VIDEO_CLOCK_MHZ, MOCK_T_ECC_CORRECTED,
+    MOCK_T_ECC_UNCORRECTED, MOCK_T_MEMORY_USED_BYTES, MOCK_T_KEYS
+};
+/* gi = ci = -1: the whole GPU; otherwise the MIG device of that GPU instance and compute instance. */
+typedef struct { int gpu, gi, ci, key; unsigned long long value; } mock_tvalue;
+typedef struct { int gpu, gi, ci, mps; unsigned pid; unsigned long long bytes; } mock_tproc;
+
 typedef struct {
     int refcount;
     mock_config cfg;
@@ -111,6 +124,11 @@ typedef struct {
     mock_stamp faults_stamp;
     mock_fault faults[MOCK_MAX_FAULTS];
     int nfaults;
+    mock_stamp telemetry_stamp;
+    mock_tvalue tvalues[MOCK_MAX_TELEMETRY];
+    int ntvalues;
+    mock_tproc procs[MOCK_MAX_PROCS];
+    int nprocs;
 } mock_global;
 
 extern mock_global g_mock;
@@ -162,6 +180,14 @@ unsigned mock_ci_sm(const mock_gi *gi, unsigned ci_slices);   /* ci.c */
 int mock_resolve_device(nvmlDevice_t d, mock_gpu **gpu, mock_gi **gi, mock_ci **ci);
 mock_gi *mock_resolve_gi(nvmlGpuInstance_t h, int *gpu);
 mock_ci *mock_resolve_ci(nvmlComputeInstance_t h, int *gpu, mock_gi **gi);
+
+/* ---- telemetry.c ---- */
+void mock_telemetry_refresh(void);            /* re-reads telemetry_file when its stat stamp changed */
+int mock_telemetry_value(int gpu, int gi, int ci, int key, unsigned long long *out);   /* 1: the file sets it */
+/* The processes of a device (a GPU's include those of its MIG devices); returns how many there are and fills
+ * up to room of them into out (out may be NULL). */
+unsigned mock_telemetry_procs(int gpu, int gi, int ci, int mps, nvmlProcessInfo_t *out, unsigned room);
+unsigned long long mock_telemetry_used(int gpu, int gi, int ci);   /* memory_used_bytes, else the processes' */
 
 /* ---- events.c ---- */
 void mock_events_reset(void);

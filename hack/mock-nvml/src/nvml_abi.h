@@ -323,6 +323,38 @@ typedef struct nvmlProcessInfo_v2_st {
     unsigned int computeInstanceId;
 } nvmlProcessInfo_v2_t, nvmlProcessInfo_t;        /* 24 bytes */
 
+/* Telemetry */
+typedef struct nvmlUtilization_st {
+    unsigned int gpu;
+    unsigned int memory;
+} nvmlUtilization_t;                              /* 8 bytes */
+
+typedef enum nvmlTemperatureSensors_enum {
+    NVML_TEMPERATURE_GPU = 0,
+    NVML_TEMPERATURE_GPU_MAX = 1,
+    NVML_TEMPERATURE_COUNT
+} nvmlTemperatureSensors_t;
+
+typedef enum nvmlClockType_enum {
+    NVML_CLOCK_GRAPHICS = 0,
+    NVML_CLOCK_SM = 1,
+    NVML_CLOCK_MEM = 2,
+    NVML_CLOCK_VIDEO = 3,
+    NVML_CLOCK_COUNT
+} nvmlClockType_t;
+
+typedef enum nvmlMemoryErrorType_enum {
+    NVML_MEMORY_ERROR_TYPE_CORRECTED = 0,
+    NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1,
+    NVML_MEMORY_ERROR_TYPE_COUNT
+} nvmlMemoryErrorType_t;
+
+typedef enum nvmlEccCounterType_enum {
+    NVML_VOLATILE_ECC = 0,
+    NVML_AGGREGATE_ECC = 1,
+    NVML_ECC_COUNTER_TYPE_COUNT
+} nvmlEccCounterType_t;
+
 /* vGPU licensing */
 typedef unsigned int nvmlVgpuInstance_t;
 

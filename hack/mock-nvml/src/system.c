@@ -72,6 +72,8 @@ static nvmlReturn_t load_all(void)
     memset(&g_mock.state_stamp, 0, sizeof(g_mock.state_stamp));
     memset(&g_mock.faults_stamp, 0, sizeof(g_mock.faults_stamp));
     g_mock.nfaults = 0;
+    memset(&g_mock.telemetry_stamp, 0, sizeof(g_mock.telemetry_stamp));
+    g_mock.ntvalues = g_mock.nprocs = 0;
     init_handles();
     mock_state_defaults();
     mock_state_begin();               /* loads an existing state file */

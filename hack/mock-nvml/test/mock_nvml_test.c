@@ -137,6 +137,123 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* telemetry_file: defaults, values a test sets and changes, NOT_SUPPORTED where nvml.h says so, processes. */
+static void test_telemetry(api_t *a, const char *root)
+{
+    nvmlDevice_t d0, d1, d3, mig;
+    nvmlUtilization_t u;
+    unsigned v, n;
+    unsigned long long ecc;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s/var/lib/mock-nvml/telemetry", tmpdir, root);
+    OK(a->nvmlDeviceGetHandleByIndex_v2(0, &d0)); /* MIG mode on, no instance */
+    OK(a->nvmlDeviceGetHandleByIndex_v2(1, &d1)); /* MIG mode on, GI 4 (1g.20gb) and GI 7 */
+    OK(a->nvmlDeviceGetHandleByIndex_v2(3, &d3)); /* no MIG */
+    OK(a->nvmlDeviceGetMigDeviceHandleByIndex(d1, 0, &mig)); /* GI 4, CI 0 */
+
+    /* Defaults: an idle, cool board. */
+    OK(a->nvmlDeviceGetUtilizationRates(d3, &u));
+    CHECK(u.gpu == 0 && u.memory == 0, "idle utilization %u/%u", u.gpu, u.memory);
+    OK(a->nvmlDeviceGetPowerUsage(d3, &v));
+    CHECK(v == 70000, "default power %u mW", v);
+    OK(a->nvmlDeviceGetTemperature(d3, NVML_TEMPERATURE_GPU, &v));
+    CHECK(v == 35, "default temperature %u", v);
+    OK(a->nvmlDeviceGetClockInfo(d3, NVML_CLOCK_SM, &v));
+    CHECK(v == 1980, "default SM clock %u", v);
+    OK(a->nvmlDeviceGetTotalEccErrors(d3, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &ecc));
+    CHECK(ecc == 0, "default ECC %llu", ecc);
+    EXPECT(a->nvmlDeviceGetUtilizationRates(d0, &u), NVML_ERROR_NOT_SUPPORTED); /* MIG mode */
+    EXPECT(a->nvmlDeviceGetUtilizationRates(mig, &u), NVML_ERROR_NOT_SUPPORTED);
+    EXPECT(a->nvmlDeviceGetPowerUsage(mig, &v), NVML_ERROR_NOT_SUPPORTED);
+    EXPECT(a->nvmlDeviceGetTemperature(mig, NVML_TEMPERATURE_GPU, &v), NVML_ERROR_NOT_SUPPORTED);
+    EXPECT(a->nvmlDeviceGetClockInfo(mig, NVML_CLOCK_SM, &v), NVML_ERROR_NOT_SUPPORTED);
+    EXPECT(a->nvmlDeviceGetTotalEccErrors(mig, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &ecc),
+           NVML_ERROR_NOT_SUPPORTED);
+    OK(a->nvmlDeviceGetPowerUsage(d0, &v)); /* a board sensor: MIG mode does not matter */
+    EXPECT(a->nvmlDeviceGetTemperature(d3, NVML_TEMPERATURE_COUNT, &v), NVML_ERROR_INVALID_ARGUMENT);
+    EXPECT(a->nvmlDeviceGetClockInfo(d3, NVML_CLOCK_COUNT, &v), NVML_ERROR_INVALID_ARGUMENT);
+    EXPECT(a->nvmlDeviceGetTotalEccErrors(d3, NVML_MEMORY_ERROR_TYPE_COUNT, NVML_VOLATILE_ECC, &ecc),
+           NVML_ERROR_INVALID_ARGUMENT);
+    EXPECT(a->nvmlDeviceGetPowerUsage(d3, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    EXPECT(a->nvmlDeviceGetUtilizationRates(NULL, &u), NVML_ERROR_INVALID_ARGUMENT);
+
+    /* Values from the file, per GPU and per MIG device; processes; memory used follows them. */
+    append(root, "var/lib/mock-nvml/telemetry",
+           "3 gpu_util 87\n3 memory_util 41\n3 power_mw 312500  # a busy H100\n3 temperature_c 71\n"
+           "3 sm_clock_mhz 1755\n3 ecc_corrected 5\n3 ecc_uncorrected 1\n"
+           "3 process 4242 1073741824\n3 mps_process 5000 536870912\n3 mps_process 5001 268435456\n"
+           "1/4/0 gpu_util 33\n1/4/0 mps_process 6000 104857600\n1/7/0 process 6001 1048576\n"
+           "9 gpu_util 1\nbogus line\n");
+    OK(a->nvmlDeviceGetUtilizationRates(d3, &u));
+    CHECK(u.gpu == 87 && u.memory == 41, "utilization %u/%u", u.gpu, u.memory);
+    OK(a->nvmlDeviceGetPowerUsage(d3, &v));
+    CHECK(v == 312500, "power %u", v);
+    OK(a->nvmlDeviceGetTemperature(d3, NVML_TEMPERATURE_GPU, &v));
+    CHECK(v == 71, "temperature %u", v);
+    OK(a->nvmlDeviceGetClockInfo(d3, NVML_CLOCK_SM, &v));
+    CHECK(v == 1755, "SM clock %u", v);
+    OK(a->nvmlDeviceGetClockInfo(d3, NVML_CLOCK_GRAPHICS, &v));
+    CHECK(v == 1980, "graphics clock keeps its default %u", v);
+    OK(a->nvmlDeviceGetTotalEccErrors(d3, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &ecc));
+    CHECK(ecc == 5, "corrected ECC %llu", ecc);
+    OK(a->nvmlDeviceGetTotalEccErrors(d3, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, &ecc));
+    CHECK(ecc == 1, "uncorrected ECC %llu", ecc);
+    nvmlProcessInfo_t infos[4];
+    n = 4;
+    OK(a->nvmlDeviceGetComputeRunningProcesses_v3(d3, &n, infos));
+    CHECK(n == 1 && infos[0].pid == 4242 && infos[0].usedGpuMemory == 1073741824ULL &&
+              infos[0].gpuInstanceId == 0xFFFFFFFFu, "compute processes %u", n);
+    n = 0;
+    EXPECT(a->nvmlDeviceGetMPSComputeRunningProcesses_v3(d3, &n, NULL), NVML_ERROR_INSUFFICIENT_SIZE);
+    CHECK(n == 2, "MPS sizing call %u", n);
+    n = 1;
+    EXPECT(a->nvmlDeviceGetMPSComputeRunningProcesses_v3(d3, &n, infos), NVML_ERROR_INSUFFICIENT_SIZE);
+    n = 4;
+    OK(a->nvmlDeviceGetMPSComputeRunningProcesses_v2(d3, &n, infos));
+    CHECK(n == 2 && infos[0].pid == 5000 && infos[1].usedGpuMemory == 268435456ULL, "MPS clients %u", n);
+    n = 4;
+    OK(a->nvmlDeviceGetGraphicsRunningProcesses_v3(d3, &n, infos));
+    CHECK(n == 0, "no graphics process %u", n);
+    nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
+    OK(a->nvmlDeviceGetMemoryInfo_v2(d3, &m2));
+    CHECK(m2.used == 1073741824ULL + 536870912ULL + 268435456ULL && m2.free == m2.total - m2.reserved - m2.used,
+          "memory used = the processes' %llu", m2.used);
+    OK(a->nvmlDeviceGetUtilizationRates(mig, &u));
+    CHECK(u.gpu == 33 && u.memory == 0, "MIG device utilization %u/%u", u.gpu, u.memory);
+    EXPECT(a->nvmlDeviceGetUtilizationRates(d1, &u), NVML_ERROR_NOT_SUPPORTED);
+    n = 4;
+    OK(a->nvmlDeviceGetMPSComputeRunningProcesses_v3(mig, &n, infos));
+    CHECK(n == 1 && infos[0].pid == 6000 && infos[0].gpuInstanceId == 4 && infos[0].computeInstanceId == 0,
+          "MIG device MPS clients %u", n);
+    n = 4;
+    OK(a->nvmlDeviceGetComputeRunningProcesses_v3(d1, &n, infos));
+    CHECK(n == 1 && infos[0].pid == 6001 && infos[0].gpuInstanceId == 7, "GPU lists its MIG devices' processes");
+    OK(a->nvmlDeviceGetMemoryInfo_v2(mig, &m2));
+    CHECK(m2.used == 104857600ULL && m2.total == 20096ULL << 20, "MIG memory %llu of %llu", m2.used, m2.total);
+    nvmlMemory_t m1;
+    OK(a->nvmlDeviceGetMemoryInfo(mig, &m1));
+    CHECK(m1.used == m2.reserved + m2.used && m1.free == m1.total - m1.used, "MIG memory v1 %llu", m1.used);
+
+    /* Changed over time: the file is read again when it changes; memory_used_bytes wins over processes. */
+    sh("printf '3 gpu_util 12\\n3 memory_used_bytes 2147483648\\n3 process 4242 1\\n' > '%s'", path);
+    OK(a->nvmlDeviceGetUtilizationRates(d3, &u));
+    CHECK(u.gpu == 12 && u.memory == 0, "changed utilization %u/%u", u.gpu, u.memory);
+    OK(a->nvmlDeviceGetPowerUsage(d3, &v));
+    CHECK(v == 70000, "power back to its default %u", v);
+    OK(a->nvmlDeviceGetMemoryInfo_v2(d3, &m2));
+    CHECK(m2.used == 2147483648ULL, "memory_used_bytes %llu", m2.used);
+    /* A fault still comes first. */
+    append(root, "etc/mock-nvml/faults", "nvmlDeviceGetPowerUsage NVML_ERROR_GPU_IS_LOST 1\n");
+    EXPECT(a->nvmlDeviceGetPowerUsage(d3, &v), NVML_ERROR_GPU_IS_LOST);
+    OK(a->nvmlDeviceGetPowerUsage(d3, &v));
+    sh("rm -f '%s'", path); /* no file: the defaults */
+    OK(a->nvmlDeviceGetUtilizationRates(d3, &u));
+    CHECK(u.gpu == 0, "no file: idle %u", u.gpu);
+    n = 4;
+    OK(a->nvmlDeviceGetComputeRunningProcesses_v3(d3, &n, infos));
+    CHECK(n == 0, "no file: no process %u", n);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void test_h100_attributes(api_t *a)
@@ -903,6 +1020,7 @@ int main(int argc, char **argv)
     test_profiles(&h100, 0, 1, 7, 25, "MIG 1g.20gb");
     test_initial_layout(&h100, "h100");
     test_bare_metal_calls(&h100);
+    test_telemetry(&h100, "h100");
     test_sysfs_matches_nvml(&h100, "h100");
     test_mig_lifecycle(&h100, "h100");
     test_persistence(&h100);

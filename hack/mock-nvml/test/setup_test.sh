@@ -35,10 +35,10 @@ check 'grep -q "^gpu1/gi2/ci0/access 157$" "$R/proc/driver/nvidia-caps/mig-minor
 C="$R/etc/mock-nvml/config"
 check 'grep -qx "profile=H100-SXM5-80GB" "$C" && grep -qx "gpus=2" "$C" && grep -qx "seed=s1" "$C"'
 # No absolute paths: the root may be seen at another path than where it was laid out (a plugin container).
-check '! grep -q "^root=\|^state_file=\|^faults_file=\|^events_file=" "$C"'
+check '! grep -q "^root=\|^state_file=\|^faults_file=\|^events_file=\|^telemetry_file=" "$C"'
 check '! grep -q "$R" "$C"'
 check 'grep -qx "mig_layout=0:19@0" "$C" && grep -qx "mig_enabled=all" "$C"'
-check '[ -d "$R/var/lib/mock-nvml" ] && [ -f "$R/var/lib/mock-nvml/events" ] && [ -f "$R/etc/mock-nvml/faults" ]'
+check '[ -d "$R/var/lib/mock-nvml" ] && [ -f "$R/var/lib/mock-nvml/events" ] && [ -f "$R/etc/mock-nvml/faults" ] && [ -f "$R/var/lib/mock-nvml/telemetry" ]'
 
 # stand-in binaries log argv; the MPS control stand-in behaves like a daemon
 "$R/usr/bin/nvidia-smi" -L

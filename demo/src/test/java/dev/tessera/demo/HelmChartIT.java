@@ -53,7 +53,8 @@ class HelmChartIT {
             List.<String>of(),
             List.of("webhook.certManager.enabled=true"),
             List.of("webhook.enabled=false", "admissionPolicy.enabled=false"),
-            List.of("hostNetwork=true", "apiServer.host=192.0.2.2", "apiServer.port=6443"))) {
+            List.of("hostNetwork=true", "apiServer.host=192.0.2.2", "apiServer.port=6443"),
+            List.of("podMonitor.enabled=true", "podMonitor.labels.release=kps"))) {
       var args = new ArrayList<>(List.of("lint", "--strict", CHART.toString()));
       values.forEach(v -> args.addAll(List.of("--set", v)));
       helm(args).orFail("helm lint " + values);
@@ -311,6 +312,68 @@ class HelmChartIT {
             "webhook.certManager.issuerRef.name=corp",
             "webhook.certManager.issuerRef.kind=ClusterIssuer");
     assertThat(withIssuer).noneMatch(o -> o.getKind().equals("Issuer"));
+  }
+
+  @Test
+  void podMonitorsAreOptionalAndScrapeEachAppsNamedMetricsPort() throws Exception {
+    assertThat(render()).noneMatch(o -> o.getKind().equals("PodMonitor"));
+
+    var monitors =
+        render(
+                "podMonitor.enabled=true",
+                "podMonitor.interval=15s",
+                "podMonitor.labels.release=kps")
+            .stream()
+            .filter(o -> o.getKind().equals("PodMonitor"))
+            .map(GenericKubernetesResource.class::cast)
+            .toList();
+    assertThat(monitors)
+        .extracting(o -> o.getMetadata().getName())
+        .containsExactlyInAnyOrder("tessera-kubelet-plugin", "tessera-controller");
+    DaemonSet ds = one(render(), DaemonSet.class);
+    for (var monitor : monitors) {
+      assertThat(monitor.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+      assertThat(monitor.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+      assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "kps");
+      Map<String, Object> spec = tree(monitor.getAdditionalProperties().get("spec"));
+      @SuppressWarnings("unchecked")
+      var endpoints = (List<Map<String, Object>>) spec.get("podMetricsEndpoints");
+      assertThat(endpoints)
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e).containsEntry("port", "metrics").containsEntry("interval", "15s");
+                assertThat(e.get("path"))
+                    .isEqualTo(
+                        monitor.getMetadata().getName().endsWith("plugin")
+                            ? "/prometheus"
+                            : "/metrics");
+              });
+      if (monitor.getMetadata().getName().endsWith("plugin")) {
+        Map<String, Object> selector = tree(spec.get("selector"));
+        assertThat(tree(selector.get("matchLabels")))
+            .isEqualTo(ds.getSpec().getSelector().getMatchLabels());
+      }
+    }
+    assertThat(ds.getSpec().getTemplate().getSpec().getContainers().getFirst().getPorts())
+        .anySatisfy(p -> assertThat(p.getName()).isEqualTo("metrics"));
+
+    // The controller without metrics has no PodMonitor; the plugin's random port cannot be scraped.
+    assertThat(render("podMonitor.enabled=true", "controller.metricsPort=-1"))
+        .filteredOn(o -> o.getKind().equals("PodMonitor"))
+        .extracting(o -> o.getMetadata().getName())
+        .containsExactly("tessera-kubelet-plugin");
+    var refused =
+        helm(
+            List.of(
+                "template",
+                "tessera",
+                CHART.toString(),
+                "--set",
+                "podMonitor.enabled=true",
+                "--set",
+                "plugin.metricsPort=-1"));
+    assertThat(refused.errors()).contains("podMonitor.enabled needs plugin.metricsPort >= 0");
   }
 
   @Test

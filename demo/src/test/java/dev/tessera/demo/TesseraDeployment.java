@@ -41,6 +41,12 @@ sealed interface TesseraDeployment extends AutoCloseable permits TesseraRelease,
   /** What the (leading) controller's {@code /metrics} serves now. */
   String controllerMetrics() throws IOException, InterruptedException;
 
+  /**
+   * What the node plugin's {@code /prometheus} serves now (the newest plugin's, where a rolling
+   * upgrade runs two), on the port it announced in its log ({@link PluginMetrics}).
+   */
+  String pluginMetrics() throws IOException, InterruptedException;
+
   /** The last {@code lines} lines of the node plugin's and the controller's logs, headed. */
   String logs(int lines) throws IOException;
 

@@ -43,6 +43,11 @@ final class TesseraOnNode implements AutoCloseable {
   /** Device problems clear after this much quiet (production default: 5 minutes). */
   static final String HEALTH_RECOVERY = "10s";
 
+  /** The plugin's GPU metrics: sampled every second, a claim's pods read again every 2 s. */
+  static final String METRICS_PERIOD = "1s";
+
+  static final String METRICS_CLAIM_REFRESH = "2s";
+
   static final String CONTROLLER_RESYNC = "2s";
   static final String CONTROLLER_LEASE_GRACE = "2s";
   static final String CONTROLLER_ELECTION_LEASE = "6s";
@@ -205,6 +210,21 @@ final class TesseraOnNode implements AutoCloseable {
     Path events = driverRoot.resolve("var/lib/mock-nvml/events");
     Files.createDirectories(events.getParent());
     Files.writeString(events, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+
+  /**
+   * Sets a value the simulated NVML reports, e.g. {@code 0 gpu_util 87} or {@code 0 mps_process
+   * 4242 1073741824} (hack/mock-nvml, "Telemetry injection"); re-read at the simulator's next call.
+   */
+  void injectTelemetry(String line) throws IOException {
+    Path telemetry = driverRoot.resolve("var/lib/mock-nvml/telemetry");
+    Files.createDirectories(telemetry.getParent());
+    Files.writeString(telemetry, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+
+  /** What the node plugin's {@code /prometheus} serves now. */
+  String pluginMetrics() throws IOException, InterruptedException {
+    return deployment.pluginMetrics();
   }
 
   KubernetesClient client() {

@@ -56,6 +56,8 @@ final class TesseraProcesses implements TesseraDeployment {
     env.put("TESSERA_METRICS_PORT", "-1");
     env.put("TESSERA_LEASE_DURATION", TesseraOnNode.PLUGIN_LEASE);
     env.put("TESSERA_HEALTH_RECOVERY", TesseraOnNode.HEALTH_RECOVERY);
+    env.put("TESSERA_METRICS_PERIOD", TesseraOnNode.METRICS_PERIOD);
+    env.put("TESSERA_METRICS_CLAIM_REFRESH", TesseraOnNode.METRICS_CLAIM_REFRESH);
     var plugin = startPlugin(work, env);
     var controller = startController(cluster, work.resolve("controller-1"), controllerEnv);
     var processes = new TesseraProcesses(cluster, work, env, controllerEnv, plugin, controller);
@@ -142,6 +144,12 @@ final class TesseraProcesses implements TesseraDeployment {
   @Override
   public String controllerMetrics() throws IOException, InterruptedException {
     return controller.metrics();
+  }
+
+  /** The plugin runs on this host: its announced port on the loopback. */
+  @Override
+  public String pluginMetrics() throws IOException, InterruptedException {
+    return PluginMetrics.get("127.0.0.1", PluginMetrics.port(Files.readString(plugin.log())));
   }
 
   @Override

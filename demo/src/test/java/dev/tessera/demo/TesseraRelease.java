@@ -13,7 +13,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -63,6 +65,8 @@ final class TesseraRelease implements TesseraDeployment {
         List.of(
             "plugin.leaseDuration=" + TesseraOnNode.PLUGIN_LEASE,
             "plugin.env.TESSERA_HEALTH_RECOVERY=" + TesseraOnNode.HEALTH_RECOVERY,
+            "plugin.env.TESSERA_METRICS_PERIOD=" + TesseraOnNode.METRICS_PERIOD,
+            "plugin.env.TESSERA_METRICS_CLAIM_REFRESH=" + TesseraOnNode.METRICS_CLAIM_REFRESH,
             "controller.metricsPort=" + CONTROLLER_METRICS_PORT,
             "controller.leaseGrace=" + TesseraOnNode.CONTROLLER_LEASE_GRACE,
             "controller.electionLeaseDuration=" + TesseraOnNode.CONTROLLER_ELECTION_LEASE,
@@ -213,6 +217,28 @@ final class TesseraRelease implements TesseraDeployment {
     return client.raw(
         "/api/v1/namespaces/%s/pods/%s:%d/proxy/metrics"
             .formatted(HelmChart.NAMESPACE, leader, CONTROLLER_METRICS_PORT));
+  }
+
+  /**
+   * The newest plugin pod's {@code /prometheus}, on the port its log announces (each pod of a
+   * rolling upgrade's surge has its own, so two side by side never mix up): reached like the
+   * controller's metrics, directly where this host reaches the node's host network, else through
+   * the API server's proxy to the pod.
+   */
+  @Override
+  public String pluginMetrics() throws IOException, InterruptedException {
+    Pod pod =
+        pluginPods().stream()
+            .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+            .max(Comparator.comparing(p -> Instant.parse(p.getMetadata().getCreationTimestamp())))
+            .orElseThrow(() -> new IllegalStateException("no plugin pod"));
+    int port = PluginMetrics.port(client.pods().resource(pod).getLog());
+    if (cluster.podsReachableFromHere()) {
+      return PluginMetrics.get(cluster.hostNetworkAddress(), port);
+    }
+    return client.raw(
+        "/api/v1/namespaces/%s/pods/%s:%d/proxy/prometheus"
+            .formatted(HelmChart.NAMESPACE, pod.getMetadata().getName(), port));
   }
 
   /** The controller pod holding the election Lease. */

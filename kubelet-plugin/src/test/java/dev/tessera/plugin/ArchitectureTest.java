@@ -31,6 +31,7 @@ class ArchitectureTest {
     "dev.tessera.plugin.prepare..",
     "dev.tessera.plugin.mig..",
     "dev.tessera.plugin.sharing..",
+    "dev.tessera.plugin.metrics..",
   };
 
   @Test

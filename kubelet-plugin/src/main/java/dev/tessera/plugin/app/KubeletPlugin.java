@@ -10,6 +10,7 @@ import dev.tessera.plugin.kubelet.DraV1Service;
 import dev.tessera.plugin.kubelet.DraV1beta1Service;
 import dev.tessera.plugin.kubelet.RegistrationService;
 import dev.tessera.plugin.kubelet.UnixSocketServer;
+import dev.tessera.plugin.metrics.GpuSampler;
 import dev.tessera.plugin.prepare.StartupRecovery;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.event.ApplicationEventListener;
@@ -42,6 +43,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private final LeaseRenewer lease;
   private final HealthMonitor health;
   private final DraHealthService healthService;
+  private final GpuSampler sampler;
   private UnixSocketServer draServer;
   private UnixSocketServer registrationServer;
 
@@ -54,7 +56,8 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
       GpuNodeReporter gpuNode,
       LeaseRenewer lease,
       HealthMonitor health,
-      DraHealthService healthService) {
+      DraHealthService healthService,
+      GpuSampler sampler) {
     this.sockets = sockets;
     this.recovery = recovery;
     this.batch = batch;
@@ -63,6 +66,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
     this.lease = lease;
     this.health = health;
     this.healthService = healthService;
+    this.sampler = sampler;
     this.registration =
         new RegistrationService(
             sockets.driverName(),
@@ -84,6 +88,7 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
               List.of(new DraV1Service(batch), new DraV1beta1Service(batch), healthService));
       health.listen(healthService::update);
       health.start();
+      sampler.start();
       registrationServer =
           UnixSocketServer.start(sockets.registrationSocket(), List.of(registration));
       // Once the kubelet has us: tell the cluster what this node has, and that we are alive.

@@ -44,6 +44,9 @@ import java.util.List;
  *     may take before the prepare that runs it fails
  * @param podName the plugin's pod (from the downward API, {@code POD_NAME}), the holder it writes
  *     into its Lease; defaults to {@code <node>-<pid>} for a plugin outside a pod
+ * @param metricsPeriod how often the GPU metrics are sampled from NVML (on their own thread)
+ * @param metricsClaimRefresh how often a prepared claim is read again for its metrics' labels (the
+ *     pods reserving it); at most once per claim in this time
  */
 @ConfigurationProperties("tessera")
 public record PluginConfig(
@@ -64,7 +67,9 @@ public record PluginConfig(
     @Bindable(defaultValue = "5m") Duration healthRecovery,
     @Nullable List<Integer> healthIgnoredXids,
     @Bindable(defaultValue = "30s") Duration toolTimeout,
-    @Nullable String podName) {
+    @Nullable String podName,
+    @Bindable(defaultValue = "10s") Duration metricsPeriod,
+    @Bindable(defaultValue = "1m") Duration metricsClaimRefresh) {
 
   public PluginConfig {
     healthIgnoredXids = healthIgnoredXids == null ? List.of() : List.copyOf(healthIgnoredXids);

@@ -19,9 +19,16 @@ import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.kubelet.ClaimBatch;
 import dev.tessera.plugin.kubelet.DraHealthService;
+import dev.tessera.plugin.metrics.ClaimDetailsBook;
+import dev.tessera.plugin.metrics.GpuSampler;
+import dev.tessera.plugin.metrics.NvmlReader;
+import dev.tessera.plugin.metrics.ObservedClaims;
+import dev.tessera.plugin.metrics.SeriesPlanner;
+import dev.tessera.plugin.metrics.XidCounts;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.mig.MigPlanner;
 import dev.tessera.plugin.mig.NvmlMigHardware;
+import dev.tessera.plugin.nvml.JnaNvml;
 import dev.tessera.plugin.nvml.Nvml;
 import dev.tessera.plugin.prepare.ClaimPlanner;
 import dev.tessera.plugin.prepare.ClaimRollback;
@@ -212,7 +219,8 @@ public class PluginFactory {
       SharingEffects sharing,
       DynamicMig mig,
       NodeClaims node,
-      ClaimRollback rollback) {
+      ClaimRollback rollback,
+      ClaimDetailsBook claimDetails) {
     var resolver =
         new ConfigResolver(
             config.driverName(),
@@ -225,7 +233,7 @@ public class PluginFactory {
                         .getKubernetesSerialization()
                         .convertValue(parameters, Map.class));
     return new DeviceState(
-        claims,
+        new ObservedClaims(claims, claimDetails),
         new ClaimPlanner(config.driverName(), config.nodeName(), resolver),
         inventory,
         cdiBuilder,
@@ -292,6 +300,51 @@ public class PluginFactory {
           return all;
         };
     return new DraHealthService(config.nodeName(), names, HEALTH_STREAM_HEARTBEAT, clock);
+  }
+
+  @Singleton
+  XidCounts xidCounts(HealthMonitor health) {
+    var xids = new XidCounts();
+    health.observe(xids::observe);
+    return xids;
+  }
+
+  @Singleton
+  ClaimDetailsBook claimDetailsBook(PluginConfig config, ApiServerClaims claims, Clock clock) {
+    return new ClaimDetailsBook(
+        claims, config.driverName(), config.nodeName(), config.metricsClaimRefresh(), clock);
+  }
+
+  /**
+   * Telemetry through an NVML instance of its own: the binding serializes each instance's calls, so
+   * the sampler's never queue before a prepare's MIG calls.
+   */
+  @Singleton
+  @Bean(preDestroy = "close")
+  NvmlReader nvmlReader(PluginConfig config) {
+    return new NvmlReader(JnaNvml.open(Path.of(config.driverRoot())));
+  }
+
+  @Singleton
+  @Bean(preDestroy = "close")
+  GpuSampler gpuSampler(
+      PluginConfig config,
+      Supplier<NodeInventory> inventory,
+      NodeClaims node,
+      ClaimDetailsBook claimDetails,
+      NvmlReader reader,
+      XidCounts xids,
+      MeterRegistry metrics) {
+    return new GpuSampler(
+        config.nodeName(),
+        new SeriesPlanner(config.nodeName()),
+        inventory,
+        node::current,
+        claimDetails,
+        reader,
+        xids,
+        metrics,
+        config.metricsPeriod());
   }
 
   @Singleton

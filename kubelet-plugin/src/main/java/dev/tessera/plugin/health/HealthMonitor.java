@@ -36,6 +36,7 @@ public final class HealthMonitor implements AutoCloseable {
   private final Duration probeInterval;
   private final Clock clock;
   private final List<Consumer<NodeHealth>> listeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<HealthObservation>> observers = new CopyOnWriteArrayList<>();
   private volatile NodeHealth current = NodeHealth.ALL_HEALTHY;
   private volatile boolean running;
   private Thread thread;
@@ -58,6 +59,11 @@ public final class HealthMonitor implements AutoCloseable {
   public void listen(Consumer<NodeHealth> listener) {
     listeners.add(listener);
     listener.accept(current);
+  }
+
+  /** Adds an observer of every device event, as it is seen (the metrics count XIDs). */
+  public void observe(Consumer<HealthObservation> observer) {
+    observers.add(observer);
   }
 
   public NodeHealth current() {
@@ -138,6 +144,13 @@ public final class HealthMonitor implements AutoCloseable {
               .addKeyValue("device", seen.device())
               .addKeyValue("observation", seen)
               .log("device health event");
+          for (var observer : observers) {
+            try {
+              observer.accept(seen);
+            } catch (RuntimeException e) {
+              LOG.atWarn().setCause(e).log("a health observer failed");
+            }
+          }
           if (book.observe(seen, clock.instant())) {
             publish("event");
           }

@@ -1,6 +1,7 @@
 package dev.tessera.plugin.nvml;
 
 import static dev.tessera.plugin.nvml.NvmlReturn.NVML_ERROR_FUNCTION_NOT_FOUND;
+import static dev.tessera.plugin.nvml.NvmlReturn.NVML_ERROR_INSUFFICIENT_SIZE;
 import static dev.tessera.plugin.nvml.NvmlReturn.NVML_ERROR_INVALID_ARGUMENT;
 import static dev.tessera.plugin.nvml.NvmlReturn.NVML_ERROR_NOT_FOUND;
 import static dev.tessera.plugin.nvml.NvmlReturn.NVML_ERROR_NOT_SUPPORTED;
@@ -42,6 +43,10 @@ public final class JnaNvml implements Nvml {
   private static final int ENGINE_PROFILE_SHARED = 0;
   private static final int MAX_PLACEMENTS = 16;
   private static final int MAX_INSTANCES = 32;
+  private static final int TEMPERATURE_GPU = 0;
+  private static final int CLOCK_SM = 1;
+  private static final int VOLATILE_ECC = 0;
+  private static final int PROCESS_ROOM = 16;
 
   private final NvmlLibrary lib;
   private final String libraryPath;
@@ -406,6 +411,86 @@ public final class JnaNvml implements Nvml {
     return intOut(
         "nvmlDeviceGetComputeInstanceId",
         v -> lib.nvmlDeviceGetComputeInstanceId(ptr(migDevice), v));
+  }
+
+  // --- telemetry
+
+  @Override
+  public Utilization utilization(Device device) {
+    NvmlStructs.Utilization u = new NvmlStructs.Utilization();
+    call("nvmlDeviceGetUtilizationRates", () -> lib.nvmlDeviceGetUtilizationRates(ptr(device), u));
+    return new Utilization(u.gpu, u.memory);
+  }
+
+  @Override
+  public int powerUsageMilliwatts(Device device) {
+    return intOut("nvmlDeviceGetPowerUsage", v -> lib.nvmlDeviceGetPowerUsage(ptr(device), v));
+  }
+
+  @Override
+  public int temperatureCelsius(Device device) {
+    return intOut(
+        "nvmlDeviceGetTemperature",
+        v -> lib.nvmlDeviceGetTemperature(ptr(device), TEMPERATURE_GPU, v));
+  }
+
+  @Override
+  public int smClockMhz(Device device) {
+    return intOut(
+        "nvmlDeviceGetClockInfo", v -> lib.nvmlDeviceGetClockInfo(ptr(device), CLOCK_SM, v));
+  }
+
+  @Override
+  public long volatileEccErrors(Device device, MemoryErrorType type) {
+    LongByReference count = new LongByReference();
+    call(
+        "nvmlDeviceGetTotalEccErrors",
+        () -> lib.nvmlDeviceGetTotalEccErrors(ptr(device), type.code(), VOLATILE_ECC, count));
+    return count.getValue();
+  }
+
+  @Override
+  public List<ProcessInfo> computeProcesses(Device device) {
+    return processes(
+        "nvmlDeviceGetComputeRunningProcesses_v3",
+        (count, infos) -> lib.nvmlDeviceGetComputeRunningProcesses_v3(ptr(device), count, infos));
+  }
+
+  @Override
+  public List<ProcessInfo> mpsProcesses(Device device) {
+    return processes(
+        "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        (count, infos) ->
+            lib.nvmlDeviceGetMPSComputeRunningProcesses_v3(ptr(device), count, infos));
+  }
+
+  private interface ProcessCall {
+    int call(IntByReference count, NvmlStructs.ProcessInfo[] infos);
+  }
+
+  /**
+   * NVML's sizing protocol: room for {@link #PROCESS_ROOM} first; when more processes run, NVML
+   * says how many, and the call is made again with that much room (plus some, as processes come and
+   * go between the two calls).
+   */
+  private List<ProcessInfo> processes(String function, ProcessCall nativeCall) {
+    int room = PROCESS_ROOM;
+    for (int attempt = 0; ; attempt++) {
+      NvmlStructs.ProcessInfo[] infos =
+          (NvmlStructs.ProcessInfo[]) new NvmlStructs.ProcessInfo().toArray(room);
+      IntByReference count = new IntByReference(room);
+      int rc =
+          call(
+              function,
+              () -> nativeCall.call(count, infos),
+              attempt < 2 ? new NvmlReturn[] {NVML_ERROR_INSUFFICIENT_SIZE} : new NvmlReturn[0]);
+      if (rc == 0) {
+        return Arrays.stream(infos, 0, count.getValue())
+            .map(NvmlStructs.ProcessInfo::toProcessInfo)
+            .toList();
+      }
+      room = count.getValue() + PROCESS_ROOM;
+    }
   }
 
   // --- events

@@ -142,6 +142,30 @@ public interface Nvml extends AutoCloseable {
   /** {@code nvmlDeviceGetComputeInstanceId} of a MIG device handle. */
   int computeInstanceId(Device migDevice);
 
+  // --- telemetry (read by the metrics sampler; each throws where NVML cannot tell, e.g.
+  // NOT_SUPPORTED on a MIG device)
+
+  /** {@code nvmlDeviceGetUtilizationRates}. */
+  Utilization utilization(Device device);
+
+  /** {@code nvmlDeviceGetPowerUsage}, in milliwatts. */
+  int powerUsageMilliwatts(Device device);
+
+  /** {@code nvmlDeviceGetTemperature} of the GPU die ({@code NVML_TEMPERATURE_GPU}), in °C. */
+  int temperatureCelsius(Device device);
+
+  /** {@code nvmlDeviceGetClockInfo} of the SM clock ({@code NVML_CLOCK_SM}), in MHz. */
+  int smClockMhz(Device device);
+
+  /** {@code nvmlDeviceGetTotalEccErrors} with the volatile counter (since the driver loaded). */
+  long volatileEccErrors(Device device, MemoryErrorType type);
+
+  /** {@code nvmlDeviceGetComputeRunningProcesses_v3}. */
+  List<ProcessInfo> computeProcesses(Device device);
+
+  /** {@code nvmlDeviceGetMPSComputeRunningProcesses_v3}: the device's MPS clients. */
+  List<ProcessInfo> mpsProcesses(Device device);
+
   // --- events
 
   /** {@code nvmlEventSetCreate}. */

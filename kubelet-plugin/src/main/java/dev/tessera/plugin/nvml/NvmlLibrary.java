@@ -101,6 +101,23 @@ interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetComputeInstanceId(Pointer device, IntByReference id);
 
+  int nvmlDeviceGetUtilizationRates(Pointer device, NvmlStructs.Utilization utilization);
+
+  int nvmlDeviceGetPowerUsage(Pointer device, IntByReference power);
+
+  int nvmlDeviceGetTemperature(Pointer device, int sensorType, IntByReference temp);
+
+  int nvmlDeviceGetClockInfo(Pointer device, int type, IntByReference clock);
+
+  int nvmlDeviceGetTotalEccErrors(
+      Pointer device, int errorType, int counterType, LongByReference eccCounts);
+
+  int nvmlDeviceGetComputeRunningProcesses_v3(
+      Pointer device, IntByReference infoCount, NvmlStructs.ProcessInfo[] infos);
+
+  int nvmlDeviceGetMPSComputeRunningProcesses_v3(
+      Pointer device, IntByReference infoCount, NvmlStructs.ProcessInfo[] infos);
+
   int nvmlEventSetCreate(PointerByReference set);
 
   int nvmlDeviceGetSupportedEventTypes(Pointer device, LongByReference eventTypes);

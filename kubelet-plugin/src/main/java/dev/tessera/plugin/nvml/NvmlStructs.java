@@ -162,4 +162,25 @@ final class NvmlStructs {
     public int gpuInstanceId;
     public int computeInstanceId;
   }
+
+  /** {@code nvmlUtilization_t}. */
+  @FieldOrder({"gpu", "memory"})
+  public static class Utilization extends Structure {
+    public int gpu;
+    public int memory;
+  }
+
+  /** {@code nvmlProcessInfo_t} (the {@code _v3} process calls' element). */
+  @FieldOrder({"pid", "usedGpuMemory", "gpuInstanceId", "computeInstanceId"})
+  public static class ProcessInfo extends Structure {
+    public int pid;
+    public long usedGpuMemory;
+    public int gpuInstanceId;
+    public int computeInstanceId;
+
+    dev.tessera.plugin.nvml.ProcessInfo toProcessInfo() {
+      return new dev.tessera.plugin.nvml.ProcessInfo(
+          pid, usedGpuMemory, gpuInstanceId, computeInstanceId);
+    }
+  }
 }

@@ -45,6 +45,14 @@ public final class FakeNvml implements Nvml {
     public String pciBusId;
     public Integer numaNode = 0;
     public int minor;
+    public Utilization utilization = new Utilization(0, 0);
+    public int powerMilliwatts = 70_000;
+    public int temperatureCelsius = 35;
+    public int smClockMhz = 1980;
+    public long correctedEcc;
+    public long uncorrectedEcc;
+    public final List<ProcessInfo> computeProcesses = new ArrayList<>();
+    public final List<ProcessInfo> mpsProcesses = new ArrayList<>();
 
     /** {@code null}: MIG unsupported. */
     public MigModeState migMode;
@@ -245,6 +253,50 @@ public final class FakeNvml implements Nvml {
             ? profileById(gpu(device), gi(device).profileId()).memorySizeMb() << 20
             : gpu(device).memoryBytes;
     return new MemoryInfo(total, 0, total, 0);
+  }
+
+  @Override
+  public Utilization utilization(Device device) {
+    check("nvmlDeviceGetUtilizationRates");
+    return gpu(device).utilization;
+  }
+
+  @Override
+  public int powerUsageMilliwatts(Device device) {
+    check("nvmlDeviceGetPowerUsage");
+    return gpu(device).powerMilliwatts;
+  }
+
+  @Override
+  public int temperatureCelsius(Device device) {
+    check("nvmlDeviceGetTemperature");
+    return gpu(device).temperatureCelsius;
+  }
+
+  @Override
+  public int smClockMhz(Device device) {
+    check("nvmlDeviceGetClockInfo");
+    return gpu(device).smClockMhz;
+  }
+
+  @Override
+  public long volatileEccErrors(Device device, MemoryErrorType type) {
+    check("nvmlDeviceGetTotalEccErrors");
+    return type == MemoryErrorType.CORRECTED
+        ? gpu(device).correctedEcc
+        : gpu(device).uncorrectedEcc;
+  }
+
+  @Override
+  public List<ProcessInfo> computeProcesses(Device device) {
+    check("nvmlDeviceGetComputeRunningProcesses_v3");
+    return List.copyOf(gpu(device).computeProcesses);
+  }
+
+  @Override
+  public List<ProcessInfo> mpsProcesses(Device device) {
+    check("nvmlDeviceGetMPSComputeRunningProcesses_v3");
+    return List.copyOf(gpu(device).mpsProcesses);
   }
 
   @Override

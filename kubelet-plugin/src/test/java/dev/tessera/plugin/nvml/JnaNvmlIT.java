@@ -414,4 +414,63 @@ class JnaNvmlIT {
 
     assertThatThrownBy(nvml::deviceCount).isInstanceOf(IllegalStateException.class);
   }
+
+  @Test
+  void telemetryFromTheSimulatorAndNotSupportedOnMigDevices() throws Exception {
+    MockNvmlRoot root =
+        setup("telemetry", H100, 2, "node-a", "--mig-enabled", "1", "--mig", "1:9@4");
+    try (Nvml nvml = root.open()) {
+      Device gpu = nvml.deviceByIndex(0);
+      assertThat(nvml.utilization(gpu)).isEqualTo(new Utilization(0, 0));
+      assertThat(nvml.powerUsageMilliwatts(gpu)).isEqualTo(70_000);
+      assertThat(nvml.temperatureCelsius(gpu)).isEqualTo(35);
+      assertThat(nvml.smClockMhz(gpu)).isEqualTo(1980);
+      assertThat(nvml.volatileEccErrors(gpu, MemoryErrorType.UNCORRECTED)).isZero();
+      assertThat(nvml.computeProcesses(gpu)).isEmpty();
+
+      root.telemetry("0 gpu_util 87");
+      root.telemetry("0 memory_util 41");
+      root.telemetry("0 power_mw 312500");
+      root.telemetry("0 temperature_c 71");
+      root.telemetry("0 sm_clock_mhz 1755");
+      root.telemetry("0 ecc_corrected 5");
+      root.telemetry("0 ecc_uncorrected 1");
+      root.telemetry("0 process 4242 1073741824");
+      for (int pid = 5000; pid < 5020; pid++) { // more than the binding's first room
+        root.telemetry("0 mps_process " + pid + " 1048576");
+      }
+      assertThat(nvml.utilization(gpu)).isEqualTo(new Utilization(87, 41));
+      assertThat(nvml.powerUsageMilliwatts(gpu)).isEqualTo(312_500);
+      assertThat(nvml.temperatureCelsius(gpu)).isEqualTo(71);
+      assertThat(nvml.smClockMhz(gpu)).isEqualTo(1755);
+      assertThat(nvml.volatileEccErrors(gpu, MemoryErrorType.CORRECTED)).isEqualTo(5);
+      assertThat(nvml.volatileEccErrors(gpu, MemoryErrorType.UNCORRECTED)).isEqualTo(1);
+      assertThat(nvml.computeProcesses(gpu))
+          .containsExactly(new ProcessInfo(4242, 1L << 30, -1, -1));
+      assertThat(nvml.mpsProcesses(gpu)).hasSize(20).allMatch(ProcessInfo::memoryKnown);
+      assertThat(nvml.memoryInfo(gpu).used()).isEqualTo((1L << 30) + 20 * (1L << 20));
+
+      Device mig = nvml.migDeviceByIndex(nvml.deviceByIndex(1), 0).orElseThrow();
+      assertThatThrownBy(() -> nvml.utilization(mig))
+          .isInstanceOfSatisfying(
+              NvmlException.class,
+              e -> {
+                assertThat(e.is(NvmlReturn.NVML_ERROR_NOT_SUPPORTED)).isTrue();
+                assertThat(e.call()).isEqualTo("nvmlDeviceGetUtilizationRates");
+              });
+      assertThatThrownBy(() -> nvml.powerUsageMilliwatts(mig)).isInstanceOf(NvmlException.class);
+      root.telemetry("1/2/0 gpu_util 33");
+      root.telemetry("1/2/0 mps_process 6000 104857600");
+      assertThat(nvml.utilization(mig)).isEqualTo(new Utilization(33, 0));
+      assertThat(nvml.mpsProcesses(mig)).containsExactly(new ProcessInfo(6000, 104857600, 2, 0));
+      assertThat(nvml.memoryInfo(mig).used()).isEqualTo(104857600);
+
+      root.fault("nvmlDeviceGetPowerUsage NVML_ERROR_GPU_IS_LOST 1");
+      assertThatThrownBy(() -> nvml.powerUsageMilliwatts(gpu))
+          .isInstanceOfSatisfying(
+              NvmlException.class,
+              e -> assertThat(e.is(NvmlReturn.NVML_ERROR_GPU_IS_LOST)).isTrue());
+      assertThat(nvml.powerUsageMilliwatts(gpu)).isEqualTo(312_500);
+    }
+  }
 }

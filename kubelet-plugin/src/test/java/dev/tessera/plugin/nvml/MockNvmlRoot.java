@@ -55,6 +55,18 @@ public record MockNvmlRoot(Path root) {
     append(root.resolve("var/lib/mock-nvml/events"), line);
   }
 
+  /**
+   * Appends {@code <gpu>[/<gi>/<ci>] <key> <value>} (or {@code ... process|mps_process <pid>
+   * <bytes>}) to the telemetry file, which the simulator reads again when it changes.
+   */
+  public void telemetry(String line) throws IOException {
+    append(telemetryFile(), line);
+  }
+
+  public Path telemetryFile() {
+    return root.resolve("var/lib/mock-nvml/telemetry");
+  }
+
   private static void append(Path file, String line) throws IOException {
     Files.writeString(file, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
