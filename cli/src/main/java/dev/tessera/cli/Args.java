@@ -8,7 +8,8 @@ import java.util.Optional;
  * The command line, parsed by hand: two subcommands and a few flags do not need a library, and each
  * class a library loads is start-up time a user waits for on every call.
  *
- * @param command {@code nodes}, {@code why} or {@code help}
+ * @param command {@code nodes}, {@code why}, {@code help}, or {@code train} (the install's, not a
+ *     user's: see {@link Training})
  * @param claim the claim {@code why} explains
  */
 record Args(
@@ -66,7 +67,7 @@ record Args(
       }
     }
     String command = help || positional.isEmpty() ? "help" : positional.getFirst();
-    if (!List.of("nodes", "why", "help").contains(command)) {
+    if (!List.of("nodes", "why", "help", "train").contains(command)) {
       throw new IllegalArgumentException("unknown command " + command);
     }
     Optional<String> claim =

@@ -39,6 +39,14 @@ public final class Main {
       out.print(Args.USAGE);
       return 0;
     }
+    if (args.command().equals("train")) {
+      try {
+        return Training.run(out);
+      } catch (Exception e) {
+        err.println("error: training: " + e);
+        return 1;
+      }
+    }
     try (KubernetesClient client = client(args)) {
       Snapshot snapshot = new ApiServerSnapshot(client).read(args.driver());
       return switch (args.command()) {

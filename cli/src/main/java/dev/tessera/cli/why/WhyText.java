@@ -9,7 +9,8 @@ import java.util.stream.Collectors;
 
 /**
  * {@link WhyReport} as {@code kubectl tessera why} prints it: per node and request, one line per
- * reason with the devices it holds for (the same words for many devices are printed once).
+ * reason with the devices it holds for (the same words for many devices are printed once, and so
+ * are nodes whose findings read the same).
  */
 public final class WhyText {
   /** Device names shown per line before "and N more". */
@@ -37,13 +38,16 @@ public final class WhyText {
     if (p.nodes().isEmpty()) {
       out.append("no node publishes devices of this driver.\n");
     }
+    // Nodes alike (a fleet of one shape) read the same: each block of words once, with its nodes.
+    var blocks = new LinkedHashMap<String, List<String>>();
     int servable = 0;
     for (WhyReport.NodeFinding node : p.nodes()) {
       boolean all = node.requests().stream().allMatch(RequestFinding::satisfiable);
       servable += all ? 1 : 0;
-      out.append("node ").append(node.node()).append(all ? ": every request fits now\n" : ":\n");
+      var block = new StringBuilder(all ? ": every request fits now\n" : ":\n");
       for (RequestFinding r : node.requests()) {
-        out.append("  request ")
+        block
+            .append("  request ")
             .append(r.request())
             .append(" (class ")
             .append(r.deviceClass())
@@ -55,9 +59,15 @@ public final class WhyText {
         lines(r.reasons())
             .forEach(
                 (line, devices) ->
-                    out.append("    ").append(line).append(names(devices)).append('\n'));
+                    block.append("    ").append(line).append(names(devices)).append('\n'));
       }
+      blocks.computeIfAbsent(block.toString(), b -> new ArrayList<>()).add(node.node());
     }
+    blocks.forEach(
+        (block, nodes) ->
+            out.append(nodes.size() == 1 ? "node " : "nodes ")
+                .append(nodeNames(nodes))
+                .append(block));
     for (String unmodeled : p.notModeled()) {
       out.append("cannot decide: ").append(unmodeled).append('\n');
     }
@@ -112,6 +122,18 @@ public final class WhyText {
     return claims.isEmpty()
         ? "nothing"
         : claims.stream().distinct().map(ClaimRef::toString).collect(Collectors.joining(", "));
+  }
+
+  private static String nodeNames(List<String> nodes) {
+    if (nodes.size() <= NAMES_SHOWN) {
+      return String.join(", ", nodes);
+    }
+    return String.join(", ", nodes.subList(0, NAMES_SHOWN))
+        + " and "
+        + (nodes.size() - NAMES_SHOWN)
+        + " more ("
+        + nodes.size()
+        + " nodes)";
   }
 
   private static String names(List<String> devices) {
