@@ -111,8 +111,12 @@ public final class WhyText {
               .formatted(
                   c.counter(), c.counterSet(), c.needs().human(), c.left().human(), claims(c.by()));
       case Reason.CapacityShort c ->
-          "capacity %s: asks %s, %s left (consumed by %s)"
-              .formatted(c.capacity(), c.asks().human(), c.left().human(), claims(c.by()));
+          "capacity %s: asks %s, %s left%s"
+              .formatted(
+                  c.capacity(),
+                  c.asks().human(),
+                  c.left().human(),
+                  c.by().isEmpty() ? "" : " (consumed by " + claims(c.by()) + ")");
       case Reason.CannotDecide c -> "cannot decide: " + c.why();
       case Reason.Fits f -> "fits" + (f.note().isEmpty() ? "" : " (" + f.note() + ")");
     };
