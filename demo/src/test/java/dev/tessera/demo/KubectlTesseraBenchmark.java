@@ -124,10 +124,22 @@ public final class KubectlTesseraBenchmark {
       }
     }
     System.out.println();
+    for (List<String> command :
+        List.of(List.of("nodes"), List.of("why", "too-big", "-n", "default"))) {
+      run(launcher, kubeconfig, "aot", command, work);
+      System.out.printf(
+          "`kubectl tessera %s` (aot): %s%n",
+          String.join(" ", command),
+          Files.readAllLines(work.resolve("out.txt")).stream()
+              .filter(l -> l.startsWith("timing:"))
+              .findFirst()
+              .orElse("no timing line"));
+    }
+    System.out.println();
     System.out.println("`kubectl tessera why too-big -n default` printed:");
     System.out.println("```");
     run(launcher, kubeconfig, "aot", List.of("why", "too-big", "-n", "default"), work);
-    System.out.print(tail(work.resolve("out.txt"), 40));
+    System.out.print(tail(work.resolve("out.txt"), 12));
     System.out.println("```");
   }
 
@@ -144,6 +156,7 @@ public final class KubectlTesseraBenchmark {
             .redirectOutput(work.resolve("out.txt").toFile());
     builder.environment().put("KUBECONFIG", kubeconfig.toString());
     builder.environment().put("TESSERA_CLI_CACHE", cache);
+    builder.environment().put("KUBECTL_TESSERA_TIMING", "1");
     long start = System.nanoTime();
     Process p = builder.start();
     if (!p.waitFor(60, TimeUnit.SECONDS)) {

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,13 +19,16 @@ import java.util.TreeMap;
  * The driver's devices by node, what allocated claims hold of them, and each pool's shared
  * counters: the one reading of a {@link Snapshot} that both {@code nodes} and {@code why} use.
  * Pure. Since Kubernetes 1.35 counters live in their own slices of the pool, so they are gathered
- * by pool, not by slice.
+ * by pool, not by slice. Not thread-safe: one call's reading.
  */
 public final class Inventory {
   private final Map<String, List<PublishedDevice>> byNode = new TreeMap<>();
   private final Map<String, PublishedDevice> byKey = new LinkedHashMap<>();
   private final Map<String, Map<String, Map<String, Quantity>>> counters = new LinkedHashMap<>();
   private final Map<String, List<DeviceUse>> uses = new LinkedHashMap<>();
+  private final Map<String, List<PublishedDevice>> byPool = new LinkedHashMap<>();
+  // A GPU's counter use is asked for by each of its placements: summed once.
+  private final Map<String, CounterUse> counterUses = new HashMap<>();
 
   public Inventory(Snapshot snapshot) {
     for (ResourceSlice slice : snapshot.slices()) {
@@ -43,6 +47,7 @@ public final class Inventory {
         var published = new PublishedDevice(node, pool, device);
         byNode.computeIfAbsent(node, n -> new ArrayList<>()).add(published);
         byKey.put(key(pool, device.getName()), published);
+        byPool.computeIfAbsent(pool, p -> new ArrayList<>()).add(published);
       }
     }
     for (ResourceClaim claim : snapshot.claims()) {
@@ -101,10 +106,14 @@ public final class Inventory {
    * the sum the scheduler checks a new device's consumption against.
    */
   public CounterUse counterUse(String pool, String set) {
+    return counterUses.computeIfAbsent(key(pool, set), k -> sumCounterUse(pool, set));
+  }
+
+  private CounterUse sumCounterUse(String pool, String set) {
     var used = new LinkedHashMap<String, Quantity>();
     var holders = new LinkedHashMap<String, List<ClaimRef>>();
-    for (PublishedDevice device : byKey.values()) {
-      if (!device.pool().equals(pool) || usesOf(device).isEmpty()) {
+    for (PublishedDevice device : byPool.getOrDefault(pool, List.of())) {
+      if (usesOf(device).isEmpty()) {
         continue;
       }
       for (DeviceCounterConsumption consumption :

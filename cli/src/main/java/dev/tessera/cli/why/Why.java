@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +38,8 @@ public final class Why {
   private final DeviceSelectors selectors;
   private final TestedValues tested;
   private final Map<String, DeviceClass> classes = new LinkedHashMap<>();
-  private final Map<PublishedDevice, CelDevice> celDevices = new LinkedHashMap<>();
+  // By identity: a fabric8 model's hashCode walks the whole device, on every lookup.
+  private final Map<PublishedDevice, CelDevice> celDevices = new IdentityHashMap<>();
 
   public Why(Snapshot snapshot, DeviceSelectors selectors) {
     this.snapshot = snapshot;
