@@ -43,14 +43,13 @@ import java.util.concurrent.TimeUnit;
  * and consumed capacity; reservedFor) and one pending claim. Times each command as the user waits
  * for it (process start to exit), with and without the install's class cache. Prints Markdown.
  *
- * <p>Arguments: {@code KUBECONFIG LAUNCHER [nodes] [runs]} (defaults 100 nodes, 5 runs).
+ * <p>Arguments: {@code KUBECONFIG LAUNCHER [nodes] [runs] [offerings]} (defaults 100 nodes, 5 runs,
+ * {@code exclusive,mig-dynamic,shared}: the nodes take them in turn).
  */
 public final class KubectlTesseraBenchmark {
   private static final Path REPO =
       Path.of(System.getProperty("tessera.repo.dir", ".")).toAbsolutePath().normalize();
   private static final String D = "gpu.tessera.dev";
-  private static final List<Offering> OFFERINGS =
-      List.of(Offering.EXCLUSIVE, Offering.MIG_DYNAMIC, Offering.SHARED);
 
   private KubectlTesseraBenchmark() {}
 
@@ -59,6 +58,11 @@ public final class KubectlTesseraBenchmark {
     Path launcher = Path.of(args[1]);
     int nodes = args.length > 2 ? Integer.parseInt(args[2]) : 100;
     int runs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
+    List<Offering> offerings =
+        java.util.Arrays.stream(
+                (args.length > 4 ? args[4] : "exclusive,mig-dynamic,shared").split(","))
+            .map(label -> Offering.fromLabel(label).orElseThrow())
+            .toList();
     Path work = Files.createTempDirectory("tessera-cli-bench");
     NodeInventory template = inventory(work);
     var config = Config.fromKubeconfig(Files.readString(kubeconfig));
@@ -77,7 +81,7 @@ public final class KubectlTesseraBenchmark {
       List<Future<Integer>> created = new ArrayList<>();
       for (int i = 0; i < nodes; i++) {
         int n = i;
-        created.add(pool.submit(() -> createNode(client, template, n)));
+        created.add(pool.submit(() -> createNode(client, template, offerings, n)));
       }
       claims = 0;
       for (Future<Integer> f : created) {
@@ -94,9 +98,10 @@ public final class KubectlTesseraBenchmark {
     double seedSeconds = (System.nanoTime() - t0) / 1e9;
     System.out.printf(
         Locale.ROOT,
-        "%d nodes (8 x H100 each; exclusive, mig-dynamic, shared in turn), %d ResourceSlices,"
+        "%d nodes (8 x H100 each; %s in turn), %d ResourceSlices,"
             + " %d allocated claims + 1 pending; seeded in %.1f s%n%n",
         nodes,
+        offerings.stream().map(Offering::label).toList(),
         slices,
         claims,
         seedSeconds);
@@ -184,9 +189,10 @@ public final class KubectlTesseraBenchmark {
   }
 
   /** One node, its GpuNode and slices as the controller publishes them, and its claims. */
-  private static int createNode(KubernetesClient client, NodeInventory template, int n) {
+  private static int createNode(
+      KubernetesClient client, NodeInventory template, List<Offering> offerings, int n) {
     String name = "bench-node-" + n;
-    Offering offering = OFFERINGS.get(n % OFFERINGS.size());
+    Offering offering = offerings.get(n % offerings.size());
     Node node =
         client
             .nodes()

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
-import dev.tessera.demo.report.Scenario;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -168,12 +167,13 @@ class KubectlTesseraE2E {
 
     @AfterEach
     void cleanUp() throws Exception {
-      tessera.deleteScenarioAndWaitForUnprepare("06-unsatisfiable");
+      // The held pod first: the wait below is for every claim of the node to be unprepared.
       delete(client, List.of("held-pod"), List.of("typo", "held"));
+      tessera.deleteScenarioAndWaitForUnprepare("06-unsatisfiable");
     }
 
     @Test
-    @Scenario("06-unsatisfiable")
+    // Scenario 6 is shown by ScenariosE2E (one test per scenario): this one reads it again.
     void whySaysNoGpuHasTheMemoryScenarioSixAsks() throws Exception {
       tessera.applyScenario("06-unsatisfiable");
       String claim =
