@@ -13,8 +13,10 @@ import dev.cel.common.ast.CelMutableExpr.CelMutableSelect;
 import dev.cel.common.navigation.CelNavigableMutableAst;
 import dev.cel.common.navigation.CelNavigableMutableExpr;
 import dev.cel.compiler.CelCompiler;
+import dev.tessera.cel.AttributeType;
+import dev.tessera.cel.DraCelEnvironment;
+import dev.tessera.cel.NearestName;
 import dev.tessera.controller.render.PublishedNames;
-import dev.tessera.controller.render.PublishedNames.AttributeType;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -45,7 +47,9 @@ public final class SelectorLint {
   public SelectorLint(String driverDomain, PublishedNames published) {
     this.domain = driverDomain;
     this.published = published;
-    this.compiler = DraCelEnvironment.compiler(published, driverDomain);
+    this.compiler =
+        DraCelEnvironment.compiler(
+            published.attributesOf(driverDomain), published.capacitiesOf(driverDomain));
   }
 
   /** Whether the selector names the driver's domain at all; others are not ours to lint. */

@@ -6,6 +6,7 @@ import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.cel.AttributeType;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import java.util.List;
@@ -27,14 +28,6 @@ import java.util.TreeSet;
  */
 public record PublishedNames(
     Map<String, Map<String, AttributeType>> attributes, Map<String, Set<String>> capacities) {
-
-  /** The type of a device attribute's value (the API's one-of). */
-  public enum AttributeType {
-    STRING,
-    INT,
-    BOOL,
-    VERSION
-  }
 
   public PublishedNames {
     attributes = copy(attributes);

@@ -2,7 +2,7 @@ package dev.tessera.controller.render;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tessera.controller.render.PublishedNames.AttributeType;
+import dev.tessera.cel.AttributeType;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import java.util.List;
 import java.util.Map;

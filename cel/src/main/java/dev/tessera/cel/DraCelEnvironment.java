@@ -1,4 +1,4 @@
-package dev.tessera.controller.admission;
+package dev.tessera.cel;
 
 import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableSet;
@@ -15,13 +15,12 @@ import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
 import dev.cel.extensions.CelExtensions;
 import dev.cel.parser.CelStandardMacro;
-import dev.tessera.controller.render.PublishedNames;
-import dev.tessera.controller.render.PublishedNames.AttributeType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Kubernetes' CEL environment for device selectors, as cel-java declarations: {@code device} with
@@ -29,27 +28,31 @@ import java.util.Optional;
  * allowMultipleAllocations}; the {@code quantity()} and {@code semver()} libraries as types with
  * their member functions; and CEL's string, list and set extensions. Other domains' attributes are
  * {@code dyn}, as in Kubernetes. For the type check, the driver's own domain is declared as two
- * structs whose fields are exactly what Tessera publishes ({@link #ATTRIBUTES}, {@link #CAPACITY}):
- * {@link SelectorLint} puts them where a selector reads the driver's domain.
+ * structs whose fields are exactly what the driver publishes ({@link #ATTRIBUTES}, {@link
+ * #CAPACITY}): the controller's selector lint puts them where a selector reads the driver's domain;
+ * {@link DeviceSelectors} evaluates with {@code device} alone, as the scheduler does.
  */
-final class DraCelEnvironment {
+public final class DraCelEnvironment {
   static final OpaqueType QUANTITY = OpaqueType.create("kubernetes.Quantity");
   static final OpaqueType SEMVER = OpaqueType.create("kubernetes.Semver");
 
   /** The variables that stand for {@code device.attributes[<driver>]} and its capacity. */
-  static final String ATTRIBUTES = "tessera_attributes";
+  public static final String ATTRIBUTES = "tessera_attributes";
 
-  static final String CAPACITY = "tessera_capacity";
+  public static final String CAPACITY = "tessera_capacity";
 
   private DraCelEnvironment() {}
 
-  static CelCompiler compiler(PublishedNames published, String driverDomain) {
+  /**
+   * @param driverAttributes the driver domain's attribute names and types
+   * @param driverCapacities the driver domain's capacity names (all quantities)
+   */
+  public static CelCompiler compiler(
+      Map<String, AttributeType> driverAttributes, Set<String> driverCapacities) {
     Map<String, CelType> attributeFields = new LinkedHashMap<>();
-    published
-        .attributesOf(driverDomain)
-        .forEach((name, type) -> attributeFields.put(name, celType(type)));
+    driverAttributes.forEach((name, type) -> attributeFields.put(name, celType(type)));
     Map<String, CelType> capacityFields = new LinkedHashMap<>();
-    published.capacitiesOf(driverDomain).forEach(name -> capacityFields.put(name, QUANTITY));
+    driverCapacities.forEach(name -> capacityFields.put(name, QUANTITY));
     StructType attributes = struct("tessera.DriverAttributes", attributeFields);
     StructType capacity = struct("tessera.DriverCapacity", capacityFields);
     StructType device =
@@ -90,7 +93,8 @@ final class DraCelEnvironment {
   /**
    * Kubernetes' {@code quantity} and {@code semver} libraries (k8s.io/apiserver/pkg/cel/library):
    * neither type has CEL's ordering operators, only {@code ==} and these functions. The second
-   * argument of {@code semver()} and {@code isSemver()} asks to normalize ("1.0" is "1.0.0").
+   * argument of {@code semver()} and {@code isSemver()} asks to normalize ("1.0" is "1.0.0"). The
+   * overload ids are what {@link KubernetesLibraries} binds at run time.
    */
   private static List<CelFunctionDecl> libraries() {
     var q = QUANTITY;
@@ -122,7 +126,7 @@ final class DraCelEnvironment {
   }
 
   /** Overloads by function name, each with an id made of its name and parameter types. */
-  private static final class Functions {
+  static final class Functions {
     private final Map<String, List<CelOverloadDecl>> overloads = new LinkedHashMap<>();
 
     void global(String name, CelType result, CelType... parameters) {
@@ -138,7 +142,7 @@ final class DraCelEnvironment {
       overloads.computeIfAbsent(name, n -> new ArrayList<>()).add(overload);
     }
 
-    private static String id(String name, CelType... parameters) {
+    static String id(String name, CelType... parameters) {
       var id = new StringBuilder(name);
       for (CelType p : parameters) {
         id.append('_').append(p.name().replace('.', '_'));

@@ -1,4 +1,4 @@
-package dev.tessera.controller.admission;
+package dev.tessera.cel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

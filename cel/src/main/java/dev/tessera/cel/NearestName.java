@@ -1,4 +1,4 @@
-package dev.tessera.controller.admission;
+package dev.tessera.cel;
 
 import java.util.Collection;
 import java.util.Comparator;
@@ -9,10 +9,10 @@ import java.util.Optional;
  * replace, or swap two neighbours: {@code prodcutName} is one edit from {@code productName}), ties
  * to the first in alphabetical order, and only when the edits are few against the length.
  */
-final class NearestName {
+public final class NearestName {
   private NearestName() {}
 
-  static Optional<String> of(String typed, Collection<String> valid) {
+  public static Optional<String> of(String typed, Collection<String> valid) {
     int limit = Math.max(2, typed.length() / 3);
     return valid.stream()
         .filter(name -> distance(typed, name) <= limit)
@@ -22,7 +22,7 @@ final class NearestName {
   }
 
   /** The optimal string alignment distance (Damerau–Levenshtein without repeated edits). */
-  static int distance(String a, String b) {
+  public static int distance(String a, String b) {
     int[][] d = new int[a.length() + 1][b.length() + 1];
     for (int i = 0; i <= a.length(); i++) {
       d[i][0] = i;
