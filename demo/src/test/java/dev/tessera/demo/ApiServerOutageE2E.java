@@ -191,18 +191,30 @@ class ApiServerOutageE2E {
         .until(() -> electionRenewedAfter(client, back));
     Thread.sleep(Duration.ofSeconds(10));
     System.out.println("--- controller pods after the outage (restarts):");
-    client
-        .pods()
-        .inNamespace(HelmChart.NAMESPACE)
-        .withLabel("app.kubernetes.io/name", "tessera-controller")
-        .list()
-        .getItems()
-        .forEach(
-            p ->
-                System.out.printf(
-                    "  %s restarts=%d%n",
-                    p.getMetadata().getName(),
-                    p.getStatus().getContainerStatuses().get(0).getRestartCount()));
+    for (Pod p :
+        client
+            .pods()
+            .inNamespace(HelmChart.NAMESPACE)
+            .withLabel("app.kubernetes.io/name", "tessera-controller")
+            .list()
+            .getItems()) {
+      int restarts = p.getStatus().getContainerStatuses().get(0).getRestartCount();
+      System.out.printf("  %s restarts=%d%n", p.getMetadata().getName(), restarts);
+      if (restarts > 0) {
+        String previous =
+            client
+                .pods()
+                .inNamespace(HelmChart.NAMESPACE)
+                .withName(p.getMetadata().getName())
+                .terminated()
+                .getLog();
+        System.out.println(
+            previous
+                .lines()
+                .skip(Math.max(0, previous.lines().count() - 40))
+                .collect(Collectors.joining("\n")));
+      }
+    }
     assertThat(sliceUids())
         .as("the node's slices (name -> UID) after the outage")
         .isEqualTo(sliceUids);
