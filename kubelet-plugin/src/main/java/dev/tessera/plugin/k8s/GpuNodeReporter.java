@@ -20,11 +20,11 @@ import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -71,7 +71,10 @@ public final class GpuNodeReporter implements AutoCloseable, ClaimHolders {
   private volatile boolean closed;
   private NodeInventory inventory; // guarded by this
   private NodeHealth health = NodeHealth.ALL_HEALTHY; // guarded by this
-  private final Map<String, List<String>> pods = new HashMap<>(); // guarded by this
+
+  /** Not guarded by this: a prepare records its pods without waiting behind a write. */
+  private final Map<String, List<String>> pods = new ConcurrentHashMap<>();
+
   private String observedTime; // guarded by this
   private Map<String, Object> written; // guarded by this: the status last written
 
@@ -104,12 +107,10 @@ public final class GpuNodeReporter implements AutoCloseable, ClaimHolders {
    */
   @Override
   public void changed(PreparedClaims now, String claimUid, List<String> claimPods) {
-    synchronized (this) {
-      if (claimPods.isEmpty() || !now.claims().containsKey(claimUid)) {
-        pods.remove(claimUid);
-      } else {
-        pods.put(claimUid, List.copyOf(claimPods));
-      }
+    if (claimPods.isEmpty() || !now.claims().containsKey(claimUid)) {
+      pods.remove(claimUid);
+    } else {
+      pods.put(claimUid, List.copyOf(claimPods));
     }
     writeSoon();
   }
