@@ -128,6 +128,8 @@ public final class DeviceState {
       return prepareLocked(ref);
     } catch (PrepareException | RuntimeException e) {
       events.record(ref, new ClaimEvent.PrepareFailed(e.getMessage()));
+      // A holders write made while it was started would otherwise show it until the next change.
+      holders.changed(node.current(), ref.uid(), List.of());
       throw e;
     }
   }
