@@ -36,7 +36,7 @@ class ArchitectureTest {
     slices().matching("dev.tessera.api.(*)..").should().beFreeOfCycles().check(API);
   }
 
-  /** Attribute names, inventory, health and opaque config decoding: values only. */
+  /** Attribute names, inventory, health, opaque config decoding and Event correlation: no I/O. */
   @Test
   void valueTypesAndConfigDecodingUseNoIoLibrary() {
     noClasses()
@@ -45,7 +45,8 @@ class ArchitectureTest {
             "dev.tessera.api",
             "dev.tessera.api.config..",
             "dev.tessera.api.inventory..",
-            "dev.tessera.api.health..")
+            "dev.tessera.api.health..",
+            "dev.tessera.api.events..")
         .should()
         .dependOnClassesThat(
             resideInAnyPackage("io.fabric8..", "io.grpc..", "com.sun.jna..", "io.micronaut.."))

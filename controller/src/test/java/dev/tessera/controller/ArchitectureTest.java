@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The controller's arrows all point one way: no package cycle, no arrow to the node plugin (whose
  * classes are on the test class path for the ITs), and what decides the slices (the {@code render}
- * package, {@code publish.PoolPlanner} and the {@code publish.NodeInputs} it reads) names no gRPC,
- * JNA, Micronaut or Kubernetes client type; Kubernetes model objects are values and may be built
- * there.
+ * package, {@code publish.PoolPlanner} and the {@code publish.NodeInputs} it reads, and {@code
+ * events.HealthTransitions}) names no gRPC, JNA, Micronaut or Kubernetes client type; Kubernetes
+ * model objects are values and may be built there.
  */
 class ArchitectureTest {
   private static final JavaClasses CLASSES =
@@ -50,6 +50,8 @@ class ArchitectureTest {
         .haveFullyQualifiedName("dev.tessera.controller.publish.PoolPlanner")
         .or()
         .haveFullyQualifiedName("dev.tessera.controller.publish.NodeInputs")
+        .or()
+        .haveFullyQualifiedName("dev.tessera.controller.events.HealthTransitions")
         .should()
         .dependOnClassesThat(
             resideInAnyPackage("io.grpc..", "com.sun.jna..", "io.micronaut..")

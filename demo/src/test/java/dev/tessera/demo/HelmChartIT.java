@@ -79,8 +79,11 @@ class HelmChartIT {
             "ValidatingAdmissionPolicy",
             "ValidatingAdmissionPolicyBinding",
             "DeviceClass");
+    // Everything namespaced is in the release namespace, but the controller's right to record a
+    // cluster-scoped GpuNode's Events, which live in default.
     assertThat(objects)
         .filteredOn(o -> o.getMetadata().getNamespace() != null)
+        .filteredOn(o -> !o.getMetadata().getName().equals("tessera-controller-events"))
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo(NAMESPACE));
   }
 
@@ -173,17 +176,29 @@ class HelmChartIT {
             // status.devices of our driver's entries only (checked per driver since 1.36)
             "resource.k8s.io/resourceclaims/driver[gpu.tessera.dev]: associated-node:update",
             "gpu.tessera.dev/gpunodes: get,create,update",
-            "gpu.tessera.dev/gpunodes/status: update",
-            "/nodes: get");
+            "gpu.tessera.dev/gpunodes/status: update,patch",
+            "/nodes: get",
+            // Events on claims, which are in any namespace: create, and patch a repeat's count
+            "/events: create,patch");
     assertThat(rules(objects, Role.class, "tessera-kubelet-plugin"))
         .containsExactly("coordination.k8s.io/leases: get,create,update");
     assertThat(rules(objects, ClusterRole.class, "tessera-controller"))
         .containsExactlyInAnyOrder(
             "gpu.tessera.dev/gpunodes: get,list,watch",
+            "gpu.tessera.dev/gpunodes/status: patch",
             "/nodes: get,list,watch",
             "resource.k8s.io/resourceslices: get,list,watch,create,update,patch,delete");
     assertThat(rules(objects, Role.class, "tessera-controller"))
         .containsExactly("coordination.k8s.io/leases: get,list,watch,create,update,patch");
+    // A GpuNode's Events live in default (it is cluster-scoped): there and only there.
+    assertThat(rules(objects, Role.class, "tessera-controller-events"))
+        .containsExactly("/events: create,patch");
+    assertThat(
+            objects.stream()
+                .filter(o -> o.getMetadata().getName().equals("tessera-controller-events"))
+                .map(o -> o.getMetadata().getNamespace())
+                .distinct())
+        .containsExactly("default");
   }
 
   @Test

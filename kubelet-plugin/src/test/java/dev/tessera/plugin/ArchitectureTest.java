@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The node plugin's arrows all point one way: no package cycle, no arrow to the controller, and the
  * packages that decide (the claim's values, the planners, config decoding, the CDI edits, the
- * checkpoint format) name no gRPC, JNA, Micronaut or Kubernetes client type. Kubernetes model
- * objects ({@code io.fabric8.kubernetes.api.model}) are values and may be read there.
+ * checkpoint format, the GpuNode's holders) name no gRPC, JNA, Micronaut or Kubernetes client type.
+ * Kubernetes model objects ({@code io.fabric8.kubernetes.api.model}) are values and may be read
+ * there.
  */
 class ArchitectureTest {
   private static final JavaClasses CLASSES =
@@ -32,6 +33,7 @@ class ArchitectureTest {
     "dev.tessera.plugin.mig..",
     "dev.tessera.plugin.sharing..",
     "dev.tessera.plugin.metrics..",
+    "dev.tessera.plugin.status..",
   };
 
   @Test

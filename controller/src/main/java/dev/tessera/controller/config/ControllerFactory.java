@@ -1,6 +1,10 @@
 package dev.tessera.controller.config;
 
+import dev.tessera.api.events.EventPolicy;
+import dev.tessera.api.events.EventRecorder;
+import dev.tessera.api.events.EventSource;
 import dev.tessera.api.health.TaintEffect;
+import dev.tessera.controller.events.KubernetesEventSink;
 import dev.tessera.controller.publish.ElectionSettings;
 import dev.tessera.controller.publish.PoolReconciler;
 import dev.tessera.controller.publish.PoolSlices;
@@ -9,6 +13,8 @@ import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import jakarta.inject.Singleton;
@@ -17,6 +23,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Locale;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Builds the controller's long-lived objects from its configuration. */
@@ -27,6 +34,9 @@ public class ControllerFactory {
 
   /** Retries of a failed API request (waits of 100, 200, 400 ms: under a second in all). */
   private static final int REQUEST_RETRIES = 3;
+
+  /** Events waiting for their writer: taint changes are rare, a fleet's flap is not. */
+  private static final int EVENT_QUEUE = 1000;
 
   @Singleton
   Clock clock() {
@@ -99,5 +109,32 @@ public class ControllerFactory {
   @Singleton
   PoolReconciler poolReconciler(ControllerConfig config) {
     return new PoolReconciler(new PoolSlices(config.driverName()));
+  }
+
+  /**
+   * The GpuNodes' Events (taints put on and lifted), written on the recorder's own thread; dropped
+   * ones are counted by why. The reporting instance is this replica (only the leader records).
+   */
+  @Singleton
+  @Bean(preDestroy = "close")
+  EventRecorder eventRecorder(
+      ControllerConfig config, KubernetesClient client, Clock clock, MeterRegistry metrics) {
+    var recorder =
+        new EventRecorder(
+            new EventSource(FIELD_MANAGER, config.electionIdentity()),
+            EventPolicy.CLIENT_GO,
+            new KubernetesEventSink(client),
+            clock,
+            EVENT_QUEUE);
+    for (EventRecorder.Dropped reason : EventRecorder.Dropped.values()) {
+      FunctionCounter.builder("tessera.controller.events.dropped", recorder, r -> r.dropped(reason))
+          .description("Events not written: rate limited, queue full, or refused by the API server")
+          .tag("reason", reason.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+          .register(metrics);
+    }
+    FunctionCounter.builder("tessera.controller.events.written", recorder, EventRecorder::written)
+        .description("Event creates and repeats the API server took")
+        .register(metrics);
+    return recorder;
   }
 }

@@ -1,5 +1,8 @@
 package dev.tessera.controller.publish;
 
+import dev.tessera.api.events.EventRecorder;
+import dev.tessera.api.health.NodeHealth;
+import dev.tessera.controller.events.HealthTransitions;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -11,6 +14,8 @@ import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -23,10 +28,11 @@ import tools.jackson.databind.json.JsonMapper;
  * Keeps every GPU node's pool true, by role: {@link PoolInformers} watch the cluster and name the
  * node each event is about; the {@link NodeQueue} holds each such node once and backs off the ones
  * that fail; a worker reads the node's {@link NodeInputs}, the {@link PoolPlanner} decides the
- * writes (nothing when nothing changed) and the {@link SliceWriter} makes them. A resync names
- * every node now and then (a Lease's expiry makes no event). Several workers reconcile different
- * nodes at once; the queue never hands one node to two of them, so the writes of one node never
- * race.
+ * writes (nothing when nothing changed) and the {@link SliceWriter} makes them; the GpuNode's
+ * {@code status.offering} is written when it says another offering, and a change of the devices'
+ * taints is told as Events on the GpuNode. A resync names every node now and then (a Lease's expiry
+ * makes no event). Several workers reconcile different nodes at once; the queue never hands one
+ * node to two of them, so the writes of one node never race.
  */
 @Singleton
 public class NodePoolController {
@@ -40,6 +46,16 @@ public class NodePoolController {
   private final MeterRegistry metrics;
   private final ReportedNodes reported;
   private final List<Thread> workers;
+  private final GpuNodeStatusWriter statusWriter;
+  private final EventRecorder events;
+
+  /**
+   * The health each node's taints were last published from, by this replica since it leads: the
+   * first publish of a node tells nothing (its taints were told by whoever published them), a later
+   * change tells what changed. Each node's entry is touched only by the worker that has the node.
+   */
+  private final Map<String, NodeHealth> publishedHealth = new ConcurrentHashMap<>();
+
   private final ScheduledExecutorService resync =
       Executors.newSingleThreadScheduledExecutor(
           r -> Thread.ofPlatform().name("node-pools-resync").daemon().unstarted(r));
@@ -51,8 +67,11 @@ public class NodePoolController {
       PoolReconciler reconciler,
       JsonMapper json,
       Clock clock,
-      MeterRegistry metrics) {
+      MeterRegistry metrics,
+      EventRecorder events) {
     this.config = config;
+    this.events = events;
+    this.statusWriter = new GpuNodeStatusWriter(client);
     this.metrics = metrics;
     this.reported = new ReportedNodes(json, renderer);
     this.informers = new PoolInformers(client, config, reported, clock);
@@ -129,6 +148,8 @@ public class NodePoolController {
                       .addKeyValue("offering", label)
                       .log("unknown offering; using the default"));
       writer.write(node, plan.writes());
+      plan.offeringStatus().ifPresent(offering -> statusWriter.writeOffering(node, offering));
+      tellHealthChanges(inputs);
       if (!plan.writes().isEmpty()) {
         LOG.atInfo()
             .addKeyValue("node", node)
@@ -144,6 +165,20 @@ public class NodePoolController {
       sample.stop(reconcileTimer("error"));
       LOG.atWarn().addKeyValue("node", node).setCause(e).log("cannot reconcile the node's slices");
       return false;
+    }
+  }
+
+  /** Events for the taints just published that differ from those published before. */
+  private void tellHealthChanges(NodeInputs inputs) {
+    if (!inputs.publishable()) {
+      publishedHealth.remove(inputs.node());
+      return;
+    }
+    var report = inputs.report().orElseThrow();
+    NodeHealth before = publishedHealth.put(inputs.node(), report.health());
+    if (before != null && !before.equals(report.health())) {
+      HealthTransitions.between(inputs.node(), report.uid(), before, report.health())
+          .forEach(events::record);
     }
   }
 

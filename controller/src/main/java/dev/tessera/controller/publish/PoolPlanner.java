@@ -8,20 +8,24 @@ import java.util.Optional;
 
 /**
  * Decides what one node's pool needs (pure): the offering its label asks for, the slices that
- * offering renders from the plugin's report (none when the pool should not be published), and the
- * writes that get the cached slices there.
+ * offering renders from the plugin's report (none when the pool should not be published), the
+ * writes that get the cached slices there, and whether the GpuNode's {@code status.offering} must
+ * be written (only when it says another offering: nothing is written while nothing changes).
  */
 final class PoolPlanner {
 
   /**
    * @param offering what was rendered
    * @param unknownLabel the node's offering label when it names no offering (the default was used)
+   * @param offeringStatus the offering to write to the GpuNode's status; empty when it says it
+   *     already, or when there is no report to write it beside
    */
   record Plan(
       Offering offering,
       Optional<String> unknownLabel,
       List<DesiredSlice> desired,
-      List<SliceWrite> writes) {}
+      List<SliceWrite> writes,
+      Optional<String> offeringStatus) {}
 
   private final SliceRenderer renderer;
   private final PoolReconciler reconciler;
@@ -48,6 +52,11 @@ final class PoolPlanner {
             : List.of();
     List<SliceWrite> writes =
         reconciler.reconcile(inputs.node(), inputs.nodeUid(), desired, inputs.slices());
-    return new Plan(offering, unknown, desired, writes);
+    Optional<String> offeringStatus =
+        inputs
+            .report()
+            .filter(report -> !offering.label().equals(report.offering()))
+            .map(report -> offering.label());
+    return new Plan(offering, unknown, desired, writes, offeringStatus);
   }
 }

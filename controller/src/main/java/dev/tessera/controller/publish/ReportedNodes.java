@@ -21,8 +21,17 @@ import tools.jackson.databind.json.JsonMapper;
 final class ReportedNodes {
   private static final Logger LOG = LoggerFactory.getLogger(ReportedNodes.class);
 
-  /** A node's report; {@code health} is all-healthy when the plugin reported none. */
-  record Reported(NodeInventory inventory, NodeHealth health) {}
+  /**
+   * A node's report; {@code health} is all-healthy when the plugin reported none.
+   *
+   * @param uid the GpuNode's UID (its Events name it)
+   * @param offering the {@code status.offering} the controller last wrote there; null when none
+   */
+  record Reported(NodeInventory inventory, NodeHealth health, String uid, String offering) {
+    Reported(NodeInventory inventory, NodeHealth health) {
+      this(inventory, health, "", null);
+    }
+  }
 
   private final JsonMapper json;
   private final SliceRenderer renderer;
@@ -78,9 +87,11 @@ final class ReportedNodes {
     }
     // A report that cannot be rendered would fail every reconcile of the node, retried forever.
     NodeHealth health = health(gpuNode, fields);
+    String uid = gpuNode.getMetadata().getUid() == null ? "" : gpuNode.getMetadata().getUid();
+    String offering = fields.get("offering") instanceof String o ? o : null;
     String unrenderable = unrenderable(inventory, health);
     if (unrenderable == null) {
-      return new Reported(inventory, health);
+      return new Reported(inventory, health, uid, offering);
     }
     String withoutHealth = unrenderable(inventory, NodeHealth.ALL_HEALTHY);
     if (withoutHealth != null) {
@@ -90,7 +101,7 @@ final class ReportedNodes {
         .addKeyValue("node", gpuNode.getMetadata().getName())
         .addKeyValue("reason", unrenderable)
         .log("cannot publish the GpuNode's device health; publishing without taints");
-    return new Reported(inventory, NodeHealth.ALL_HEALTHY);
+    return new Reported(inventory, NodeHealth.ALL_HEALTHY, uid, offering);
   }
 
   /** The first offering (and why) that cannot render the report; null when all can. */

@@ -19,9 +19,17 @@ class PoolPlannerIT {
 
   private static NodeInputs inputs(String label, boolean nodeExists, boolean alive)
       throws Exception {
+    return inputs(label, nodeExists, alive, null);
+  }
+
+  private static NodeInputs inputs(
+      String label, boolean nodeExists, boolean alive, String statusOffering) throws Exception {
     var report =
         new ReportedNodes.Reported(
-            SimulatedInventories.node("H100-SXM5-80GB", 2), NodeHealth.ALL_HEALTHY);
+            SimulatedInventories.node("H100-SXM5-80GB", 2),
+            NodeHealth.ALL_HEALTHY,
+            "gpunode-uid",
+            statusOffering);
     return new NodeInputs("n", Optional.of(report), nodeExists, "uid", label, alive, List.of());
   }
 
@@ -53,5 +61,21 @@ class PoolPlannerIT {
     assertThat(planner.plan(inputs("exclusive", false, true)).desired()).isEmpty();
     assertThat(planner.plan(inputs("exclusive", true, false)).desired()).isEmpty();
     assertThat(planner.plan(inputs("exclusive", true, false)).writes()).isEmpty();
+  }
+
+  @Test
+  void theOfferingIsWrittenToTheGpuNodeOnlyWhenItSaysAnother() throws Exception {
+    assertThat(planner.plan(inputs(null, true, true, null)).offeringStatus()).contains("exclusive");
+    assertThat(planner.plan(inputs(null, true, true, "exclusive")).offeringStatus()).isEmpty();
+    assertThat(planner.plan(inputs("shared", true, true, "exclusive")).offeringStatus())
+        .contains("shared");
+    assertThat(planner.plan(inputs("mig-dynamc", true, true, "exclusive")).offeringStatus())
+        .isEmpty();
+  }
+
+  @Test
+  void noReportNoOfferingWrite() {
+    var inputs = new NodeInputs("n", Optional.empty(), true, "uid", "shared", true, List.of());
+    assertThat(planner.plan(inputs).offeringStatus()).isEmpty();
   }
 }

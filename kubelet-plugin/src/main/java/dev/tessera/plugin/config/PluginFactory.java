@@ -2,6 +2,9 @@ package dev.tessera.plugin.config;
 
 import dev.tessera.api.DeviceName;
 import dev.tessera.api.config.OpaqueConfigDecoder;
+import dev.tessera.api.events.EventPolicy;
+import dev.tessera.api.events.EventRecorder;
+import dev.tessera.api.events.EventSource;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.app.KubeletSockets;
 import dev.tessera.plugin.cdi.CdiSpec;
@@ -15,7 +18,9 @@ import dev.tessera.plugin.health.HealthBook;
 import dev.tessera.plugin.health.HealthMonitor;
 import dev.tessera.plugin.health.XidPolicy;
 import dev.tessera.plugin.k8s.ApiServerClaims;
+import dev.tessera.plugin.k8s.ClaimEventRecorder;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
+import dev.tessera.plugin.k8s.KubernetesEventSink;
 import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.kubelet.ClaimBatch;
 import dev.tessera.plugin.kubelet.DraHealthService;
@@ -48,6 +53,7 @@ import dev.tessera.plugin.sharing.SharingPlanner;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Bean;
@@ -62,6 +68,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -80,6 +87,12 @@ public class PluginFactory {
   private static final int PREPARE_PATH_RETRIES = 3;
 
   private static final Duration HEALTH_STREAM_HEARTBEAT = Duration.ofSeconds(10);
+
+  /** Events waiting for their writer; a node prepares a few claims a second at most. */
+  private static final int EVENT_QUEUE = 1000;
+
+  /** Who writes the plugin's Events (their {@code source} and {@code reportingComponent}). */
+  static final String EVENT_COMPONENT = "tessera-kubelet-plugin";
 
   @Singleton
   Clock clock() {
@@ -153,6 +166,36 @@ public class PluginFactory {
     return new ApiServerClaims(client::get, config.driverName(), clock, config.statusWriteDelay());
   }
 
+  /**
+   * The claims' Events: written on the recorder's own thread, never on the kubelet's path; dropped
+   * ones are counted by why.
+   */
+  @Singleton
+  @Bean(preDestroy = "close")
+  EventRecorder eventRecorder(
+      PluginConfig config,
+      BeanProvider<KubernetesClient> client,
+      Clock clock,
+      MeterRegistry metrics) {
+    var recorder =
+        new EventRecorder(
+            new EventSource(EVENT_COMPONENT, config.nodeName()),
+            EventPolicy.CLIENT_GO,
+            new KubernetesEventSink(client::get),
+            clock,
+            EVENT_QUEUE);
+    for (EventRecorder.Dropped reason : EventRecorder.Dropped.values()) {
+      FunctionCounter.builder("tessera.plugin.events.dropped", recorder, r -> r.dropped(reason))
+          .description("Events not written: rate limited, queue full, or refused by the API server")
+          .tag("reason", reason.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+          .register(metrics);
+    }
+    FunctionCounter.builder("tessera.plugin.events.written", recorder, EventRecorder::written)
+        .description("Event creates and repeats the API server took")
+        .register(metrics);
+    return recorder;
+  }
+
   @Singleton
   SharingEffects sharingEffects(PluginConfig config) {
     var tools =
@@ -220,7 +263,9 @@ public class PluginFactory {
       DynamicMig mig,
       NodeClaims node,
       ClaimRollback rollback,
-      ClaimDetailsBook claimDetails) {
+      ClaimDetailsBook claimDetails,
+      EventRecorder events,
+      GpuNodeReporter gpuNode) {
     var resolver =
         new ConfigResolver(
             config.driverName(),
@@ -243,14 +288,20 @@ public class PluginFactory {
         sharing,
         mig,
         node,
-        rollback);
+        rollback,
+        new ClaimEventRecorder(events),
+        gpuNode);
   }
 
   @Singleton
   @Bean(preDestroy = "close")
   GpuNodeReporter gpuNodeReporter(
-      PluginConfig config, BeanProvider<KubernetesClient> client, JsonMapper json, Clock clock) {
-    return new GpuNodeReporter(client::get, config.nodeName(), json, clock);
+      PluginConfig config,
+      BeanProvider<KubernetesClient> client,
+      JsonMapper json,
+      Clock clock,
+      NodeClaims node) {
+    return new GpuNodeReporter(client::get, config.nodeName(), json, clock, node::current);
   }
 
   @Singleton

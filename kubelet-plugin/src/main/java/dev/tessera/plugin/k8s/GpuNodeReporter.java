@@ -4,18 +4,27 @@ import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.health.NodeHealth;
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.prepare.ClaimHolders;
+import dev.tessera.plugin.status.NodeUsage;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -26,13 +35,16 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Writes the node's inventory into the status of its {@code GpuNode} (cluster-scoped, named after
- * the node, owned by the Node so it goes with it), creating the object when it is missing. The
- * controller renders the node's ResourceSlices from this status, and taints the devices its {@code
- * health} says are unhealthy. Inventory and health are always written together (the status is
- * replaced whole), from the latest of each.
+ * Writes the plugin's part of its {@code GpuNode}'s status (cluster-scoped, named after the node,
+ * owned by the Node so it goes with it), creating the object when it is missing: the inventory, the
+ * device health, and who holds which device ({@link NodeUsage}: holders, free and total GPUs,
+ * shared memory left). The controller renders the node's ResourceSlices from this status, and
+ * taints the devices its {@code health} says are unhealthy. The plugin's fields are always written
+ * together, from the latest of each, as a merge patch of the status that names only them: {@code
+ * status.offering} is the controller's and stays as it wrote it (docs/decisions.md). A write that
+ * would change nothing is not made.
  */
-public final class GpuNodeReporter implements AutoCloseable {
+public final class GpuNodeReporter implements AutoCloseable, ClaimHolders {
   private static final long HEALTH_RETRY_SECONDS = 2;
 
   private static final Logger LOG = LoggerFactory.getLogger(GpuNodeReporter.class);
@@ -51,6 +63,7 @@ public final class GpuNodeReporter implements AutoCloseable {
   private final String nodeName;
   private final JsonMapper json;
   private final Clock clock;
+  private final Supplier<PreparedClaims> claims;
   private final ExecutorService healthWriter =
       Executors.newSingleThreadExecutor(
           Thread.ofVirtual().name("tessera-gpunode-health").factory());
@@ -59,18 +72,47 @@ public final class GpuNodeReporter implements AutoCloseable {
   private NodeInventory inventory; // guarded by this
   private NodeHealth health = NodeHealth.ALL_HEALTHY; // guarded by this
 
+  /** Not guarded by this: a prepare records its pods without waiting behind a write. */
+  private final Map<String, List<String>> pods = new ConcurrentHashMap<>();
+
+  private String observedTime; // guarded by this
+  private Map<String, Object> written; // guarded by this: the status last written
+
+  /**
+   * @param claims the node's claims as they are now (who holds the devices)
+   */
   public GpuNodeReporter(
-      Supplier<KubernetesClient> client, String nodeName, JsonMapper json, Clock clock) {
+      Supplier<KubernetesClient> client,
+      String nodeName,
+      JsonMapper json,
+      Clock clock,
+      Supplier<PreparedClaims> claims) {
     this.client = client;
     this.nodeName = nodeName;
     this.json = json;
     this.clock = clock;
+    this.claims = claims;
   }
 
   /** Writes the inventory (with the latest health); throws when the API server refuses. */
   public synchronized void report(NodeInventory inventory) {
     this.inventory = inventory;
+    this.observedTime = Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
     write();
+  }
+
+  /**
+   * Takes the node's claims after a prepare or unprepare and writes the holders soon, off the
+   * kubelet's path, coalesced with other changes as health is.
+   */
+  @Override
+  public void changed(PreparedClaims now, String claimUid, List<String> claimPods) {
+    if (claimPods.isEmpty() || !now.claims().containsKey(claimUid)) {
+      pods.remove(claimUid);
+    } else {
+      pods.put(claimUid, List.copyOf(claimPods));
+    }
+    writeSoon();
   }
 
   /**
@@ -81,12 +123,16 @@ public final class GpuNodeReporter implements AutoCloseable {
     synchronized (this) {
       this.health = health;
     }
+    writeSoon();
+  }
+
+  private void writeSoon() {
     if (!closed && healthWritePending.compareAndSet(false, true)) {
-      healthWriter.execute(this::writeHealth);
+      healthWriter.execute(this::writeLatest);
     }
   }
 
-  private void writeHealth() {
+  private void writeLatest() {
     healthWritePending.set(false);
     synchronized (this) {
       if (inventory == null || closed) {
@@ -95,31 +141,54 @@ public final class GpuNodeReporter implements AutoCloseable {
       try {
         write();
       } catch (RuntimeException e) {
-        LOG.atWarn().setCause(e).log("cannot write device health to the GpuNode; retrying");
+        LOG.atWarn()
+            .setCause(e)
+            .log("cannot write device health and holders to the GpuNode; retrying");
         CompletableFuture.delayedExecutor(HEALTH_RETRY_SECONDS, TimeUnit.SECONDS)
-            .execute(() -> reportHealth(currentHealth()));
+            .execute(this::writeSoon);
       }
     }
   }
 
-  private synchronized NodeHealth currentHealth() {
-    return health;
-  }
-
+  /** Writes the plugin's status fields, unless they are what was last written. */
   private void write() {
+    Map<String, Object> status = status();
+    if (status.equals(written)) {
+      return;
+    }
     var gpuNodes = client.get().genericKubernetesResources(GPU_NODES);
-    GenericKubernetesResource gpuNode = gpuNodes.withName(nodeName).get();
-    if (gpuNode == null) {
-      gpuNode = gpuNodes.resource(newGpuNode()).create();
+    if (written == null && gpuNodes.withName(nodeName).get() == null) {
+      gpuNodes.resource(newGpuNode()).create();
       LOG.atInfo().addKeyValue("node", nodeName).log("created GpuNode");
     }
-    gpuNode.setAdditionalProperty("status", status());
-    gpuNodes.resource(gpuNode).updateStatus();
+    try {
+      patchStatus(status);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+        throw e;
+      }
+      // Deleted since (by hand, or with its Node gone and back): made again.
+      gpuNodes.resource(newGpuNode()).create();
+      patchStatus(status);
+    }
+    written = status;
     LOG.atInfo()
         .addKeyValue("node", nodeName)
         .addKeyValue("gpus", inventory.gpus().size())
+        .addKeyValue("gpusFree", status.get("gpusFree"))
         .addKeyValue("unhealthyDevices", health.unhealthyCount())
-        .log("reported the inventory and device health in GpuNode status");
+        .log("reported the inventory, device health and holders in GpuNode status");
+  }
+
+  private void patchStatus(Map<String, Object> status) {
+    client
+        .get()
+        .genericKubernetesResources(GPU_NODES)
+        .withName(nodeName)
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            client.get().getKubernetesSerialization().asJson(Map.of("status", status)));
   }
 
   private GenericKubernetesResource newGpuNode() {
@@ -150,16 +219,24 @@ public final class GpuNodeReporter implements AutoCloseable {
     return gpuNode;
   }
 
+  /**
+   * The plugin's fields of the status, every one always present (a merge patch replaces each of
+   * them, lists whole) and none of the controller's.
+   */
   private Map<String, Object> status() {
     var status = new LinkedHashMap<String, Object>();
     status.put("gpuCount", inventory.gpus().size());
     var products = inventory.gpus().stream().map(Gpu::productName).distinct().toList();
     status.put(
         "product", products.size() == 1 ? products.get(0) : products.isEmpty() ? "" : "mixed");
-    status.put("observedTime", Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString());
+    status.put("observedTime", observedTime);
     status.put("inventory", json.convertValue(inventory, Map.class));
     status.put("unhealthyDevices", health.unhealthyCount());
     status.put("health", json.convertValue(health, Map.class));
+    NodeUsage usage = NodeUsage.of(nodeName, inventory, health, claims.get(), Map.copyOf(pods));
+    status.put("gpusFree", usage.gpusFree());
+    status.put("sharedMemoryFree", NodeUsage.quantity(usage.sharedMemoryFreeBytes()));
+    status.put("devices", json.convertValue(usage.devices(), List.class));
     return status;
   }
 

@@ -4,6 +4,7 @@ import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.cdi.CdiSpecBuilder;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
 import dev.tessera.plugin.claim.ClaimEntry;
+import dev.tessera.plugin.claim.ClaimEvent;
 import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.ClaimState;
 import dev.tessera.plugin.claim.CreatedMig;
@@ -47,7 +48,10 @@ public final class DeviceState {
   private final DynamicMig mig;
   private final NodeClaims node;
   private final ClaimRollback rollback;
+  private final ClaimEvents events;
+  private final ClaimHolders holders;
 
+  /** Without Events or holders (tests of prepare alone). */
   public DeviceState(
       ClaimSource claims,
       ClaimPlanner planner,
@@ -60,6 +64,36 @@ public final class DeviceState {
       DynamicMig mig,
       NodeClaims node,
       ClaimRollback rollback) {
+    this(
+        claims,
+        planner,
+        inventory,
+        cdiBuilder,
+        deviceEdits,
+        cdiWriter,
+        sharingPlanner,
+        sharing,
+        mig,
+        node,
+        rollback,
+        (ref, event) -> {},
+        (now, uid, pods) -> {});
+  }
+
+  public DeviceState(
+      ClaimSource claims,
+      ClaimPlanner planner,
+      Supplier<NodeInventory> inventory,
+      CdiSpecBuilder cdiBuilder,
+      DeviceEditsResolver deviceEdits,
+      CdiSpecWriter cdiWriter,
+      SharingPlanner sharingPlanner,
+      SharingEffects sharing,
+      DynamicMig mig,
+      NodeClaims node,
+      ClaimRollback rollback,
+      ClaimEvents events,
+      ClaimHolders holders) {
     this.claims = claims;
     this.planner = planner;
     this.inventory = inventory;
@@ -71,6 +105,8 @@ public final class DeviceState {
     this.mig = mig;
     this.node = node;
     this.rollback = rollback;
+    this.events = events;
+    this.holders = holders;
   }
 
   /**
@@ -83,8 +119,22 @@ public final class DeviceState {
    */
   private record Plan(DynamicMig.Plan mig, List<SharingAction> sharing) {}
 
-  /** The devices prepared for the claim; the same answer again when it is already prepared. */
+  /**
+   * The devices prepared for the claim; the same answer again when it is already prepared. A
+   * failure is also told as an Event on the claim, with the same message the kubelet gets.
+   */
   public List<PreparedDevice> prepare(ClaimRef ref) throws PrepareException {
+    try {
+      return prepareLocked(ref);
+    } catch (PrepareException | RuntimeException e) {
+      events.record(ref, new ClaimEvent.PrepareFailed(e.getMessage()));
+      // A holders write made while it was started would otherwise show it until the next change.
+      holders.changed(node.current(), ref.uid(), List.of());
+      throw e;
+    }
+  }
+
+  private List<PreparedDevice> prepareLocked(ClaimRef ref) throws PrepareException {
     try (var held = node.lock();
         var mdc = ClaimLogContext.of(ref)) {
       // Read the state.
@@ -106,10 +156,12 @@ public final class DeviceState {
               .orElseThrow(
                   () -> new PrepareException("claim " + ref + " not found in the API server"));
       // Plan everything once.
-      Plan plan = plan(ref, claim, node.current());
+      PreparedClaims before = node.current();
+      Plan plan = plan(ref, claim, before);
       // Record the intent: MIG devices still to be made as intents only (no UUID yet).
       List<CreatedMig> created = plan.mig().intents();
       List<PreparedDevice> prepared = prepared(ref, plan.mig().existing());
+      List<SharingAction> applied = plan.sharing();
       record(ref, ClaimState.PrepareStarted, prepared, created);
       try {
         // Act.
@@ -122,7 +174,8 @@ public final class DeviceState {
           // What was made, with its ids, so a rollback finds exactly it.
           record(ref, ClaimState.PrepareStarted, prepared, created);
         }
-        sharing.apply(sharingPlanner.forMade(plan.sharing(), devices));
+        applied = sharingPlanner.forMade(plan.sharing(), devices);
+        sharing.apply(applied);
         cdiWriter.write(ref.uid(), cdiBuilder.build(ref.uid(), deviceEdits.resolve(devices)));
         // Record the result.
         record(ref, ClaimState.PrepareCompleted, prepared, created);
@@ -134,6 +187,11 @@ public final class DeviceState {
             : new PrepareException("claim " + ref + ": prepare failed: " + e.getMessage(), e);
       }
       claims.reportPrepared(ref, prepared);
+      for (ClaimEvent event :
+          PrepareStory.prepared(ref.uid(), prepared, created, applied, before)) {
+        events.record(ref, event);
+      }
+      holders.changed(node.current(), ref.uid(), pods(claim));
       logAdminAccess(ref, prepared);
       LOG.atInfo().addKeyValue("devices", prepared.size()).log("claim prepared");
       return prepared;
@@ -150,13 +208,16 @@ public final class DeviceState {
   public void unprepare(ClaimRef ref) throws PrepareException {
     try (var held = node.lock();
         var mdc = ClaimLogContext.of(ref)) {
-      if (!node.refresh().claims().containsKey(ref.uid())) {
+      ClaimEntry entry = node.refresh().claims().get(ref.uid());
+      if (entry == null) {
         rollback.deleteSpec(ref);
         LOG.debug("claim not prepared here; nothing to undo");
         return;
       }
       rollback.rollBack(ref);
       claims.clearPrepared(ref);
+      PrepareStory.unprepared(entry).forEach(event -> events.record(ref, event));
+      holders.changed(node.current(), ref.uid(), List.of());
       LOG.info("claim unprepared");
     }
   }
@@ -175,6 +236,17 @@ public final class DeviceState {
     node.save(
         node.current()
             .with(ref.uid(), new ClaimEntry(state, ref.namespace(), ref.name(), devices, created)));
+  }
+
+  /** The pods the claim is reserved for, by name (its namespace is theirs). */
+  private static List<String> pods(ResourceClaim claim) {
+    if (claim.getStatus() == null || claim.getStatus().getReservedFor() == null) {
+      return List.of();
+    }
+    return claim.getStatus().getReservedFor().stream()
+        .filter(r -> "pods".equals(r.getResource()) && r.getName() != null)
+        .map(r -> r.getName())
+        .toList();
   }
 
   /** The API server admitted adminAccess only in a namespace labelled for it; say who got it. */

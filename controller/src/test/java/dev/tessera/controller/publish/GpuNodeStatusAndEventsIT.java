@@ -1,0 +1,133 @@
+package dev.tessera.controller.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tessera.api.GpuNodeNames;
+import dev.tessera.api.events.EventPolicy;
+import dev.tessera.api.events.EventRecorder;
+import dev.tessera.api.events.EventSource;
+import dev.tessera.api.health.DeviceHealth;
+import dev.tessera.api.health.DeviceProblem;
+import dev.tessera.api.health.NodeHealth;
+import dev.tessera.api.health.TaintEffect;
+import dev.tessera.controller.events.HealthTransitions;
+import dev.tessera.controller.events.KubernetesEventSink;
+import dev.tessera.plugin.it.MockApiServer;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The controller's writes beside the plugin's, against fabric8's CRUD mock API server: its {@code
+ * status.offering} leaves the plugin's fields alone, and a taint change is an Event on the GpuNode,
+ * aggregated when it repeats.
+ */
+class GpuNodeStatusAndEventsIT {
+  private static final ResourceDefinitionContext GPU_NODES =
+      new ResourceDefinitionContext.Builder()
+          .withGroup(GpuNodeNames.GROUP)
+          .withVersion(GpuNodeNames.VERSION)
+          .withKind(GpuNodeNames.KIND)
+          .withPlural(GpuNodeNames.PLURAL)
+          .withNamespaced(false)
+          .build();
+
+  private final MockApiServer api = new MockApiServer();
+
+  @AfterEach
+  void close() {
+    api.close();
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> status(String node) {
+    return (Map<String, Object>)
+        api.client()
+            .genericKubernetesResources(GPU_NODES)
+            .withName(node)
+            .get()
+            .getAdditionalProperties()
+            .get("status");
+  }
+
+  @Test
+  void theOfferingIsWrittenBesideThePluginsFields() {
+    var gpuNode =
+        new GenericKubernetesResourceBuilder()
+            .withApiVersion(GpuNodeNames.API_VERSION)
+            .withKind(GpuNodeNames.KIND)
+            .withNewMetadata()
+            .withName("node-a")
+            .endMetadata()
+            .build();
+    gpuNode.setAdditionalProperty("status", Map.of("gpuCount", 2, "gpusFree", 1));
+    api.client().genericKubernetesResources(GPU_NODES).resource(gpuNode).create();
+
+    new GpuNodeStatusWriter(api.client()).writeOffering("node-a", "mig-dynamic");
+
+    assertThat(status("node-a"))
+        .containsEntry("offering", "mig-dynamic")
+        .containsEntry("gpuCount", 2)
+        .containsEntry("gpusFree", 1);
+  }
+
+  @Test
+  void aGoneGpuNodeIsLeftAlone() {
+    new GpuNodeStatusWriter(api.client()).writeOffering("gone", "exclusive");
+    assertThat(api.client().genericKubernetesResources(GPU_NODES).withName("gone").get()).isNull();
+  }
+
+  @Test
+  void aTaintIsAnEventOnTheGpuNodeCountedWhenItRepeats() throws Exception {
+    var xid =
+        new DeviceProblem(
+            "gpu.tessera.dev/xid",
+            "79",
+            TaintEffect.NO_SCHEDULE,
+            "GPU has fallen off the bus",
+            Instant.parse("2026-12-01T10:00:00Z"),
+            null);
+    var sick = new NodeHealth(List.of(new DeviceHealth("gpu-0", List.of(xid))));
+    try (var recorder =
+        new EventRecorder(
+            new EventSource("tessera-controller", "tessera-controller-0"),
+            EventPolicy.CLIENT_GO,
+            new KubernetesEventSink(api.client()),
+            Clock.systemUTC(),
+            10)) {
+      // The device falls ill, recovers, and falls ill again the same way.
+      HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
+          .forEach(recorder::record);
+      HealthTransitions.between("node-a", "uid-a", sick, NodeHealth.ALL_HEALTHY)
+          .forEach(recorder::record);
+      HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
+          .forEach(recorder::record);
+      assertThat(recorder.awaitIdle(Duration.ofSeconds(10))).isTrue();
+    }
+
+    List<Event> events = api.client().v1().events().inNamespace("default").list().getItems();
+    assertThat(events)
+        .extracting(Event::getReason, Event::getCount)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("DeviceTainted", 2),
+            org.assertj.core.groups.Tuple.tuple("DeviceRecovered", 1));
+    Event tainted =
+        events.stream().filter(e -> e.getReason().equals("DeviceTainted")).findFirst().get();
+    assertThat(tainted.getType()).isEqualTo("Warning");
+    assertThat(tainted.getInvolvedObject().getKind()).isEqualTo("GpuNode");
+    assertThat(tainted.getInvolvedObject().getName()).isEqualTo("node-a");
+    assertThat(tainted.getInvolvedObject().getUid()).isEqualTo("uid-a");
+    assertThat(tainted.getSource().getComponent()).isEqualTo("tessera-controller");
+    assertThat(tainted.getReportingComponent()).isEqualTo("tessera-controller");
+    assertThat(tainted.getMessage()).contains("gpu-0").contains("xid=79");
+    assertThat(tainted.getFirstTimestamp()).isNotBlank();
+    assertThat(tainted.getLastTimestamp()).isNotBlank();
+  }
+}

@@ -1,0 +1,209 @@
+package dev.tessera.plugin.it;
+
+import static dev.tessera.plugin.Fixtures.claim;
+import static dev.tessera.plugin.Fixtures.config;
+import static dev.tessera.plugin.Fixtures.mps;
+import static dev.tessera.plugin.Fixtures.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.plugin.app.KubeletPlugin;
+import dev.tessera.plugin.k8s.GpuNodeReporter;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenceBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What a person reads about the plugin's work, through the real plugin on the simulator (H100 x2)
+ * and the mock API server: Events on the claim (prepared, MPS started and joined, a failed prepare
+ * aggregated, unprepared) and the GpuNode's holders and free GPUs, written beside the controller's
+ * {@code status.offering} without erasing it.
+ */
+class EventsAndStatusIT {
+  @RegisterExtension final SimulatedPlugin node = new SimulatedPlugin("H100-SXM5-80GB", 2);
+
+  /** The kubelet registers the plugin, which then reports the inventory. */
+  @BeforeEach
+  void registered() {
+    node.plugin().kubelet().notifyRegistration(true, "");
+    var registered =
+        node.plugin().context().getBean(KubeletPlugin.class).registration().registered();
+    await().atMost(Duration.ofSeconds(5)).until(registered::isDone);
+  }
+
+  private ResourceClaim create(String name, String device, List<Map<String, Object>> params) {
+    var claim =
+        claim(
+            "uid-" + name,
+            name,
+            List.of(result("gpu", device)),
+            params.stream().map(p -> config("FromClaim", List.of("gpu"), p)).toList());
+    claim
+        .getStatus()
+        .setReservedFor(
+            List.of(
+                new ResourceClaimConsumerReferenceBuilder()
+                    .withResource("pods")
+                    .withName(name + "-pod")
+                    .withUid("pod-" + name)
+                    .build()));
+    return node.plugin().create(claim);
+  }
+
+  private String prepare(ResourceClaim claim) {
+    return node.plugin().kubelet().prepare(claim).get(claim.getMetadata().getUid()).getError();
+  }
+
+  private List<Event> eventsOf(ResourceClaim claim) {
+    return node.api().client().v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> claim.getMetadata().getUid().equals(e.getInvolvedObject().getUid()))
+        .toList();
+  }
+
+  private Event awaitEvent(ResourceClaim claim, String reason) {
+    return await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> eventsOf(claim).stream().filter(e -> reason.equals(e.getReason())).findFirst(),
+            java.util.Optional::isPresent)
+        .orElseThrow();
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> gpuNodeStatus() {
+    var gpuNode =
+        node.api()
+            .client()
+            .genericKubernetesResources(GpuNodeReporter.GPU_NODES)
+            .withName(PluginHarness.NODE)
+            .get();
+    return gpuNode == null
+        ? Map.of()
+        : (Map<String, Object>) gpuNode.getAdditionalProperties().getOrDefault("status", Map.of());
+  }
+
+  @Test
+  void aPreparedClaimGetsAnEventNamingItsDeviceAndTheGpuNodeShowsItsHolder() {
+    var claim = create("train", "gpu-0", List.of());
+
+    assertThat(prepare(claim)).isEmpty();
+
+    Event prepared = awaitEvent(claim, "Prepared");
+    assertThat(prepared.getType()).isEqualTo("Normal");
+    assertThat(prepared.getMessage()).contains("gpu-0").contains("sharing Exclusive");
+    assertThat(prepared.getSource().getComponent()).isEqualTo("tessera-kubelet-plugin");
+    assertThat(prepared.getSource().getHost()).isEqualTo(PluginHarness.NODE);
+    assertThat(prepared.getReportingComponent()).isEqualTo("tessera-kubelet-plugin");
+    assertThat(prepared.getInvolvedObject().getKind()).isEqualTo("ResourceClaim");
+    assertThat(prepared.getInvolvedObject().getName()).isEqualTo("train");
+    assertThat(prepared.getCount()).isEqualTo(1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              var status = gpuNodeStatus();
+              assertThat(status).containsEntry("gpuCount", 2).containsEntry("gpusFree", 1);
+              assertThat(status.get("devices").toString())
+                  .contains("device=gpu-0")
+                  .contains("name=train")
+                  .contains("uid=" + claim.getMetadata().getUid())
+                  .contains("pods=[train-pod]");
+            });
+
+    assertThat(node.plugin().kubelet().unprepare(claim)).isEmpty();
+
+    assertThat(awaitEvent(claim, "Unprepared").getMessage()).isEqualTo("unprepared gpu-0");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              // The patch also sets devices to [], which the CRUD mock's merge does not apply to a
+              // list it holds (a real API server replaces it, RFC 7386); the count shows the write.
+              assertThat(gpuNodeStatus()).containsEntry("gpusFree", 2);
+            });
+  }
+
+  @Test
+  void theFirstMpsClaimStartsTheDaemonAndTheSecondJoinsIt() {
+    var a = create("a", "gpu-1", List.of(mps("GpuConfig", 40, "20Gi")));
+    var b = create("b", "gpu-1", List.of(mps("GpuConfig", 40, "20Gi")));
+
+    assertThat(prepare(a)).isEmpty();
+    assertThat(prepare(b)).isEmpty();
+
+    assertThat(awaitEvent(a, "MpsDaemonStarted").getMessage()).contains("gpu-1");
+    assertThat(awaitEvent(b, "MpsDaemonJoined").getMessage()).contains("gpu-1");
+    assertThat(awaitEvent(b, "Prepared").getMessage()).contains("sharing MPS");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              var status = gpuNodeStatus();
+              assertThat(status).containsEntry("gpusFree", 1);
+              assertThat(status.get("devices").toString())
+                  .contains("sharing=MPS")
+                  .contains("name=a")
+                  .contains("name=b")
+                  .contains("memoryFreeBytes=");
+              assertThat((String) status.get("sharedMemoryFree")).isNotEqualTo("0Gi");
+            });
+  }
+
+  @Test
+  void aFailedPrepareIsAWarningWithTheKubeletsMessageCountedOnRetry() {
+    var claim = create("lost", "gpu-7", List.of());
+
+    String error = prepare(claim);
+    assertThat(error).isNotEmpty();
+    assertThat(prepare(claim)).isEqualTo(error);
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              List<Event> failed =
+                  eventsOf(claim).stream()
+                      .filter(e -> "PrepareFailed".equals(e.getReason()))
+                      .toList();
+              assertThat(failed).hasSize(1);
+              assertThat(failed.get(0).getType()).isEqualTo("Warning");
+              assertThat(failed.get(0).getMessage()).isEqualTo(error);
+              assertThat(failed.get(0).getCount()).isEqualTo(2);
+            });
+  }
+
+  @Test
+  void thePluginsStatusWritesLeaveTheControllersOffering() {
+    var first = create("first", "gpu-0", List.of());
+    assertThat(prepare(first)).isEmpty();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> gpuNodeStatus().get("gpusFree"), f -> f.equals(1));
+    // What the controller writes (PoolPlanner's offering), as its own merge patch.
+    node.api()
+        .client()
+        .genericKubernetesResources(GpuNodeReporter.GPU_NODES)
+        .withName(PluginHarness.NODE)
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"offering\":\"shared\"}}");
+
+    var second = create("second", "gpu-1", List.of());
+    assertThat(prepare(second)).isEmpty();
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(gpuNodeStatus())
+                    .containsEntry("gpusFree", 0)
+                    .containsEntry("offering", "shared"));
+  }
+}
