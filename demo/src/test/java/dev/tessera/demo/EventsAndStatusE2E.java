@@ -144,8 +144,11 @@ class EventsAndStatusE2E {
         faults, "nvmlGpuInstanceCreateComputeInstance NVML_ERROR_INSUFFICIENT_RESOURCES 1\n");
 
     run(MIG_DYNAMIC);
-    tessera.assertClaimsReady(1);
+    await().atMost(Duration.ofSeconds(60)).until(() -> !tessera.claims().isEmpty());
     String uid = tessera.claims().get(0).getMetadata().getUid();
+    // The kubelet retries the failed prepare after its pod-sync backoff.
+    awaitEvent(uid, "Prepared", Duration.ofSeconds(120));
+    tessera.assertClaimsReady(1);
 
     Event failed = awaitEvent(uid, "PrepareFailed");
     assertThat(failed.getType()).isEqualTo("Warning");
@@ -173,7 +176,7 @@ class EventsAndStatusE2E {
 
     tessera.injectNvmlEvent("1 xid 79");
 
-    Event tainted = awaitEvent(gpuNodeUid, "DeviceTainted");
+    Event tainted = awaitEvent(gpuNodeUid, "DeviceTainted", "gpu-1", Duration.ofSeconds(30));
     assertThat(tainted.getType()).isEqualTo("Warning");
     assertThat(tainted.getMessage()).contains("gpu-1").contains("xid=79");
     assertThat(tainted.getSource().getComponent()).isEqualTo("tessera-controller");
@@ -184,10 +187,11 @@ class EventsAndStatusE2E {
         .untilAsserted(() -> assertThat(gpuNodeRow()).containsEntry("Unhealthy", 1L));
 
     // Quiet for the recovery period (TesseraOnNode.HEALTH_RECOVERY): the taint is lifted.
-    Event recovered = awaitEvent(gpuNodeUid, "DeviceRecovered", Duration.ofSeconds(60));
+    Event recovered = awaitEvent(gpuNodeUid, "DeviceRecovered", "gpu-1", Duration.ofSeconds(60));
     assertThat(recovered.getMessage()).contains("gpu-1");
     assertThat(eventsOf(gpuNodeUid))
         .filteredOn(e -> e.getReason().equals("DeviceTainted"))
+        .filteredOn(e -> e.getMessage().contains("gpu-1") && e.getMessage().contains("xid=79"))
         .as("one taint, one Event (only the leader tells it, only on change)")
         .hasSize(1);
   }
@@ -291,10 +295,22 @@ class EventsAndStatusE2E {
   }
 
   private static Event awaitEvent(String uid, String reason, Duration within) {
+    return awaitEvent(uid, reason, "", within);
+  }
+
+  /**
+   * The first Event of the object with the reason whose message names {@code about}: the GpuNode
+   * outlives an install (its Node owns it), so it may carry an earlier test's Events.
+   */
+  private static Event awaitEvent(String uid, String reason, String about, Duration within) {
     return await()
         .atMost(within)
         .until(
-            () -> eventsOf(uid).stream().filter(e -> reason.equals(e.getReason())).findFirst(),
+            () ->
+                eventsOf(uid).stream()
+                    .filter(e -> reason.equals(e.getReason()))
+                    .filter(e -> e.getMessage() != null && e.getMessage().contains(about))
+                    .findFirst(),
             java.util.Optional::isPresent)
         .orElseThrow();
   }

@@ -354,11 +354,12 @@ class KubectlTesseraE2E {
       String why = kubectl.run("why", "slice");
       String nodes = kubectl.run("nodes");
 
-      // Each 1g.10gb placement needs a memory slice the whole GPU already consumes.
+      // Each 1g.10gb placement needs counters the whole GPU already consumes.
       assertThat(why)
           .contains("request gpu (class mig.tessera.dev, 1 device(s)): 0 fit")
           .containsPattern(
-              "counter memory-slice-\\d of gpu-0-counters exhausted: needs 1, 0 left \\(held by"
+              // The first counter found exhausted is named (copy engines, a memory slice, ...).
+              "counter \\S+ of gpu-0-counters exhausted: needs \\d+, 0 left \\(held by"
                   + " default/whole\\) on gpu-0-mig-1g10gb-")
           .doesNotContain("fits")
           .contains("no node can serve every request now.");

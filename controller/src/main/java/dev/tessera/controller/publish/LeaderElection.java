@@ -24,6 +24,9 @@ public class LeaderElection {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderElection.class);
   static final String LEASE = "tessera-controller";
 
+  /** How long shutdown hooks may run after the lead is lost before the process halts. */
+  private static final java.time.Duration EXIT_GRACE = java.time.Duration.ofSeconds(5);
+
   private final KubernetesClient client;
   private final ElectionSettings config;
   private final NodePoolController controller;
@@ -81,7 +84,24 @@ public class LeaderElection {
       return;
     }
     LOG.atWarn().addKeyValue("identity", identity).log("lost the lead; exiting");
+    // Stop writing first: the exit runs shutdown hooks that can take long while the API server is
+    // away (an outage is a common reason to lose the lead), and an ex-leader that still reconciles
+    // from its stale caches once the API server is back races the new leader (it was seen
+    // withdrawing a live node's slices 48 s after losing the lead).
+    controller.stop();
     Thread.ofPlatform().name("lost-lead-exit").start(() -> System.exit(1));
+    Thread.ofPlatform()
+        .daemon()
+        .name("lost-lead-halt")
+        .start(
+            () -> {
+              try {
+                Thread.sleep(EXIT_GRACE);
+              } catch (InterruptedException e) {
+                return;
+              }
+              Runtime.getRuntime().halt(1);
+            });
   }
 
   private void newLeader(String leader) {

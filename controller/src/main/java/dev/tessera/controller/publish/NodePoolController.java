@@ -46,6 +46,7 @@ public class NodePoolController {
   private final MeterRegistry metrics;
   private final ReportedNodes reported;
   private final List<Thread> workers;
+  private volatile boolean stopped;
   private final GpuNodeStatusWriter statusWriter;
   private final EventRecorder events;
 
@@ -147,6 +148,9 @@ public class NodePoolController {
                       .addKeyValue("node", node)
                       .addKeyValue("offering", label)
                       .log("unknown offering; using the default"));
+      if (stopped) {
+        return true; // the lead is gone: no write from stale caches
+      }
       writer.write(node, plan.writes());
       plan.offeringStatus().ifPresent(offering -> statusWriter.writeOffering(node, offering));
       tellHealthChanges(inputs);
@@ -191,6 +195,7 @@ public class NodePoolController {
 
   @PreDestroy
   void stop() {
+    stopped = true;
     workers.forEach(Thread::interrupt);
     resync.shutdownNow();
     informers.close();
