@@ -35,11 +35,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *       kubelet's retry once the API server is back: the pod runs;
  *   <li>the unprepare of a claim already deleted succeeds from the checkpoint alone, during the
  *       outage: its CDI spec and checkpoint entry go;
- *   <li>the controller, which keeps its lead through the outage (a 90 s election Lease), does not
- *       withdraw the slices of the live node when it is back, though every plugin Lease looks
- *       expired by then (renewed last before the outage, 4 s Leases here) and its cache holds the
- *       stale Lease until its watch is back: it counts a Lease from no earlier than when it last
- *       gained sight of the Leases (LeaseLiveness says why), so the slices keep their UIDs;
+ *   <li>no controller withdraws the slices of the live node when the API server is back, though
+ *       every plugin Lease looks expired by then (renewed last before the outage, 4 s Leases here):
+ *       the leader that lost its lead in the outage stops writing at once, and a controller counts
+ *       a Lease from no earlier than when it last gained sight of the Leases (LeaseLiveness says
+ *       why), so the slices keep their UIDs;
  *   <li>nothing is lost: the prepared claim is in the checkpoint, the GpuNode is there.
  * </ul>
  *
@@ -51,7 +51,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ApiServerOutageE2E {
   private static final Duration OUTAGE = Duration.ofSeconds(30);
 
-  /** Longer than the outage and its renew deadline (2/3 of it) too. */
+  /** Longer than the outage. */
   private static final String ELECTION_LEASE = "90s";
 
   private static final String NS = "default";
@@ -67,11 +67,12 @@ class ApiServerOutageE2E {
         .as("the cluster's API server runs as a process of this host (the local cluster)")
         .isPresent();
     components = cluster.components().orElseThrow();
-    // The leader keeps its lead through the outage (its election Lease outlasts it), so it is the
-    // same controller, with a broken watch, that sees every plugin Lease expired when the API
-    // server
-    // is back. (With the tests' 6 s election Lease it would exit and a new leader would read fresh
-    // Leases: the case that needs no care.)
+    // An election Lease longer than the outage: the leader gives its lead up at its first failed
+    // renewal (fabric8's elector) and exits, but no replica can lead again before that Lease runs
+    // out, so for a minute after the API server is back only the ex-leader's stale caches could
+    // write. Before LeaderElection stopped the workers at once, that ex-leader (still running its
+    // shutdown hooks) withdrew the live node's slices from its stale Lease cache: this test saw the
+    // slices' UID change.
     tessera =
         TesseraOnNode.startWithHelmValues(
             cluster,
@@ -140,6 +141,11 @@ class ApiServerOutageE2E {
       String afterUid = after;
       await().atMost(Duration.ofSeconds(60)).until(() -> requested("prepare", afterUid));
 
+      ((TesseraRelease) tessera.deployment())
+          .expectRestarts(
+              "tessera-controller",
+              "the leader cannot renew its election Lease while the API server is away: it stops"
+                  + " publishing, exits, and the kubelet starts it again as a follower");
       components.stop("kube-apiserver");
       stopped = System.nanoTime();
       System.out.println("--- the API server stopped; the node lock released");
