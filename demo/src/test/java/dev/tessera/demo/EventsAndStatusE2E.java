@@ -178,7 +178,8 @@ class EventsAndStatusE2E {
 
     Event tainted = awaitEvent(gpuNodeUid, "DeviceTainted", "gpu-1", Duration.ofSeconds(30));
     assertThat(tainted.getType()).isEqualTo("Warning");
-    assertThat(tainted.getMessage()).contains("gpu-1").contains("xid=79");
+    // XID 79 is the GPU fallen off the bus: the gpu-lost taint, naming the XID.
+    assertThat(tainted.getMessage()).contains("gpu-1").contains("gpu-lost").contains("XID 79");
     assertThat(tainted.getSource().getComponent()).isEqualTo("tessera-controller");
     assertThat(tainted.getMetadata().getNamespace()).isEqualTo("default");
     assertThat(tainted.getInvolvedObject().getKind()).isEqualTo("GpuNode");
@@ -191,7 +192,7 @@ class EventsAndStatusE2E {
     assertThat(recovered.getMessage()).contains("gpu-1");
     assertThat(eventsOf(gpuNodeUid))
         .filteredOn(e -> e.getReason().equals("DeviceTainted"))
-        .filteredOn(e -> e.getMessage().contains("gpu-1") && e.getMessage().contains("xid=79"))
+        .filteredOn(e -> e.getMessage().contains("gpu-1") && e.getMessage().contains("XID 79"))
         .as("one taint, one Event (only the leader tells it, only on change)")
         .hasSize(1);
   }
