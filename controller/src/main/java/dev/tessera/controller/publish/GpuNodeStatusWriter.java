@@ -1,11 +1,9 @@
 package dev.tessera.controller.publish;
 
-import dev.tessera.api.GpuNodeNames;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.net.HttpURLConnection;
 import java.util.Map;
 
@@ -15,14 +13,6 @@ import java.util.Map;
  * that field: the plugin's fields stay as the plugin wrote them (docs/decisions.md).
  */
 final class GpuNodeStatusWriter {
-  private static final ResourceDefinitionContext GPU_NODES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup(GpuNodeNames.GROUP)
-          .withVersion(GpuNodeNames.VERSION)
-          .withKind(GpuNodeNames.KIND)
-          .withPlural(GpuNodeNames.PLURAL)
-          .withNamespaced(false)
-          .build();
 
   private final KubernetesClient client;
 
@@ -34,7 +24,7 @@ final class GpuNodeStatusWriter {
   void writeOffering(String node, String offering) {
     try {
       client
-          .genericKubernetesResources(GPU_NODES)
+          .genericKubernetesResources(PoolInformers.GPU_NODES)
           .withName(node)
           .subresource("status")
           .patch(

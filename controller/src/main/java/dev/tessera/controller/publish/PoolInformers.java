@@ -28,7 +28,8 @@ import java.util.function.Function;
  * event is about, and reads one node's {@link NodeInputs} from the caches.
  */
 final class PoolInformers implements AutoCloseable {
-  private static final ResourceDefinitionContext GPU_NODES =
+  /** How the generic client addresses GpuNodes (no typed model for our CRD). */
+  static final ResourceDefinitionContext GPU_NODES =
       new ResourceDefinitionContext.Builder()
           .withGroup(GpuNodeNames.GROUP)
           .withVersion(GpuNodeNames.VERSION)
