@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuild
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -174,9 +176,12 @@ class EventsAndStatusE2E {
             .getMetadata()
             .getUid();
 
+    // The GpuNode outlives an install (its Node owns it): earlier tests' Events on it are older.
+    Instant injected = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     tessera.injectNvmlEvent("1 xid 79");
 
-    Event tainted = awaitEvent(gpuNodeUid, "DeviceTainted", "gpu-1", Duration.ofSeconds(30));
+    Event tainted =
+        awaitEvent(gpuNodeUid, "DeviceTainted", "XID 79", injected, Duration.ofSeconds(30));
     assertThat(tainted.getType()).isEqualTo("Warning");
     // XID 79 is the GPU fallen off the bus: the gpu-lost taint, naming the XID.
     assertThat(tainted.getMessage()).contains("gpu-1").contains("gpu-lost").contains("XID 79");
@@ -188,7 +193,8 @@ class EventsAndStatusE2E {
         .untilAsserted(() -> assertThat(gpuNodeRow()).containsEntry("Unhealthy", 1L));
 
     // Quiet for the recovery period (TesseraOnNode.HEALTH_RECOVERY): the taint is lifted.
-    Event recovered = awaitEvent(gpuNodeUid, "DeviceRecovered", "gpu-1", Duration.ofSeconds(60));
+    Event recovered =
+        awaitEvent(gpuNodeUid, "DeviceRecovered", "gpu-1", injected, Duration.ofSeconds(60));
     assertThat(recovered.getMessage()).contains("gpu-1");
     assertThat(eventsOf(gpuNodeUid))
         .filteredOn(e -> e.getReason().equals("DeviceTainted"))
@@ -296,14 +302,15 @@ class EventsAndStatusE2E {
   }
 
   private static Event awaitEvent(String uid, String reason, Duration within) {
-    return awaitEvent(uid, reason, "", within);
+    return awaitEvent(uid, reason, "", Instant.EPOCH, within);
   }
 
   /**
    * The first Event of the object with the reason whose message names {@code about}: the GpuNode
    * outlives an install (its Node owns it), so it may carry an earlier test's Events.
    */
-  private static Event awaitEvent(String uid, String reason, String about, Duration within) {
+  private static Event awaitEvent(
+      String uid, String reason, String about, Instant since, Duration within) {
     return await()
         .atMost(within)
         .until(
@@ -311,9 +318,16 @@ class EventsAndStatusE2E {
                 eventsOf(uid).stream()
                     .filter(e -> reason.equals(e.getReason()))
                     .filter(e -> e.getMessage() != null && e.getMessage().contains(about))
+                    .filter(e -> !lastSeen(e).isBefore(since))
                     .findFirst(),
             java.util.Optional::isPresent)
         .orElseThrow();
+  }
+
+  /** When the Event last happened (an aggregated Event's lastTimestamp moves on with each). */
+  private static Instant lastSeen(Event e) {
+    String last = e.getLastTimestamp() != null ? e.getLastTimestamp() : e.getFirstTimestamp();
+    return last == null ? Instant.EPOCH : Instant.parse(last);
   }
 
   /** {@code kubectl auth can-i VERB events -n NAMESPACE --as=USER}. */
