@@ -3,66 +3,93 @@ package dev.tessera.cli.kube;
 import dev.tessera.api.GpuNodeNames;
 import dev.tessera.cli.core.Snapshot;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassList;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimList;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.utils.HttpClientUtils;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * Reads a {@link Snapshot} from the API server: the driver's ResourceSlices (by field selector, so
  * other drivers' slices never travel), all ResourceClaims, the DeviceClasses and the GpuNodes, the
  * four lists at once. The only class that talks to the cluster.
  */
-public final class ApiServerSnapshot {
-  private static final ResourceDefinitionContext GPU_NODES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup(GpuNodeNames.GROUP)
-          .withVersion(GpuNodeNames.VERSION)
-          .withKind(GpuNodeNames.KIND)
-          .withPlural(GpuNodeNames.PLURAL)
-          .withNamespaced(false)
-          .build();
+public final class ApiServerSnapshot implements AutoCloseable {
+  private final HttpClient http;
+  private final ExecutorService decoding;
+  private final ListReader lists;
 
-  private final KubernetesClient client;
-
-  public ApiServerSnapshot(KubernetesClient client) {
-    this.client = client;
+  /** Connects as the kubeconfig's {@code config} says (TLS, credentials, proxy). */
+  public ApiServerSnapshot(Config config) {
+    this.http = HttpClientUtils.createHttpClient(config);
+    // Two decoders, one per core: the slices and the claims are the two large lists.
+    this.decoding =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread thread = new Thread(r, "decode");
+              thread.setDaemon(true);
+              return thread;
+            });
+    this.lists =
+        new ListReader(http, config.getMasterUrl(), new KubernetesSerialization(), decoding);
   }
 
   public Snapshot read(String driver) {
-    var dra = client.dynamicResourceAllocation().v1();
-    CompletableFuture<List<ResourceSlice>> slices =
-        CompletableFuture.supplyAsync(
-            () -> dra.resourcesSlices().withField("spec.driver", driver).list().getItems());
-    CompletableFuture<List<ResourceClaim>> claims =
-        CompletableFuture.supplyAsync(
-            () -> dra.resourceClaims().inAnyNamespace().list().getItems());
-    CompletableFuture<List<DeviceClass>> classes =
-        CompletableFuture.supplyAsync(() -> dra.deviceClasses().list().getItems());
-    CompletableFuture<Map<String, Map<String, List<String>>>> health =
-        CompletableFuture.supplyAsync(this::health);
-    return new Snapshot(driver, slices.join(), claims.join(), classes.join(), health.join());
+    CompletableFuture<Optional<DeviceClassList>> classes =
+        lists.list("/apis/resource.k8s.io/v1/deviceclasses", DeviceClassList.class);
+    CompletableFuture<Optional<ResourceSliceList>> slices =
+        lists.list(
+            "/apis/resource.k8s.io/v1/resourceslices?fieldSelector="
+                + URLEncoder.encode("spec.driver=" + driver, StandardCharsets.UTF_8),
+            ResourceSliceList.class);
+    CompletableFuture<Optional<ResourceClaimList>> claims =
+        lists.list("/apis/resource.k8s.io/v1/resourceclaims", ResourceClaimList.class);
+    CompletableFuture<Optional<GenericKubernetesResourceList>> nodes =
+        lists.list(
+            "/apis/" + GpuNodeNames.GROUP + "/" + GpuNodeNames.VERSION + "/" + GpuNodeNames.PLURAL,
+            GenericKubernetesResourceList.class);
+    try {
+      return new Snapshot(
+          driver,
+          slices.join().map(ResourceSliceList::getItems).orElse(List.of()),
+          claims.join().map(ResourceClaimList::getItems).orElse(List.of()),
+          classes.join().map(DeviceClassList::getItems).orElse(List.of()),
+          health(nodes.exceptionally(e -> Optional.empty()).join()));
+    } catch (CompletionException e) {
+      throw lists.cause(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    decoding.shutdownNow();
+    http.close();
   }
 
   /**
    * Each GpuNode's {@code status.health.devices[]}: device name and problems as {@code key=value}.
    * A cluster without the CRD (or a node without status) has no problems to show.
    */
-  private Map<String, Map<String, List<String>>> health() {
+  private static Map<String, Map<String, List<String>>> health(
+      Optional<GenericKubernetesResourceList> list) {
     var health = new LinkedHashMap<String, Map<String, List<String>>>();
-    List<GenericKubernetesResource> nodes;
-    try {
-      nodes = client.genericKubernetesResources(GPU_NODES).list().getItems();
-    } catch (RuntimeException e) {
-      return health;
-    }
-    for (GenericKubernetesResource node : nodes) {
+    for (GenericKubernetesResource node :
+        list.map(GenericKubernetesResourceList::getItems).orElse(List.of())) {
       var byDevice = new LinkedHashMap<String, List<String>>();
       for (Object device :
           list(path(node.getAdditionalProperties(), "status", "health", "devices"))) {
