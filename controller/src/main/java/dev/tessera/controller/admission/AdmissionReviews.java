@@ -11,6 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -25,14 +27,27 @@ public final class AdmissionReviews {
   static final String API_VERSION = "admission.k8s.io/v1";
   static final String KIND = "AdmissionReview";
 
+  /**
+   * What the API server may send: opaque parameters are any JSON object of up to 10 KiB, which
+   * Jackson's defaults (500 deep, numbers of 1,000 digits) do not all read; a review it could not
+   * read would be answered 400, and with {@code failurePolicy: Ignore} admitted unjudged. The API
+   * server decodes JSON at most 10,000 deep (Go's limit), and no number is longer than the
+   * parameters it is in. Both bound what one review costs to read.
+   */
+  static final StreamReadConstraints LIMITS =
+      StreamReadConstraints.builder().maxNestingDepth(10_000).maxNumberLength(10 * 1024).build();
+
   private final ConfigAdmission admission;
   private final SelectorAdmission selectors;
   private final JsonMapper json;
+  private final JsonMapper reader;
 
   public AdmissionReviews(ConfigAdmission admission, SelectorAdmission selectors, JsonMapper json) {
     this.admission = admission;
     this.selectors = selectors;
     this.json = json;
+    this.reader =
+        JsonMapper.builder(JsonFactory.builder().streamReadConstraints(LIMITS).build()).build();
   }
 
   /** The reviews of a driver: its opaque configs decoded, its selectors linted. */
@@ -46,7 +61,7 @@ public final class AdmissionReviews {
   public WebhookReply review(byte[] body) {
     Object tree;
     try {
-      tree = json.readValue(body, Object.class);
+      tree = reader.readValue(body, Object.class);
     } catch (JacksonException e) {
       return WebhookReply.badRequest("malformed AdmissionReview: " + e.getOriginalMessage());
     }
