@@ -23,6 +23,8 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -404,38 +406,39 @@ public final class SchedulerScaleBenchmark {
             new Quantity("512Gi"),
             "pods",
             new Quantity("110"));
-    Node created =
-        client
-            .nodes()
-            .resource(
-                new NodeBuilder()
-                    .withNewMetadata()
-                    .withName(name)
-                    .withAnnotations(FAKE)
-                    .withLabels(Map.of("type", "kwok", "kubernetes.io/hostname", name))
-                    .endMetadata()
-                    .withNewSpec()
-                    .addNewTaint()
-                    .withKey("kwok.x-k8s.io/node")
-                    .withValue("fake")
-                    .withEffect("NoSchedule")
-                    .endTaint()
-                    .endSpec()
-                    .build())
-            .create();
-    created.setStatus(
-        new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
-            .withCapacity(resources)
-            .withAllocatable(resources)
-            .addNewCondition()
-            .withType("Ready")
-            .withStatus("True")
-            .withReason("KubeletReady")
-            .withLastHeartbeatTime(Instant.now().toString())
-            .withLastTransitionTime(Instant.now().toString())
-            .endCondition()
-            .build());
-    client.nodes().resource(created).updateStatus();
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withAnnotations(FAKE)
+                .withLabels(Map.of("type", "kwok", "kubernetes.io/hostname", name))
+                .endMetadata()
+                .withNewSpec()
+                .addNewTaint()
+                .withKey("kwok.x-k8s.io/node")
+                .withValue("fake")
+                .withEffect("NoSchedule")
+                .endTaint()
+                .endSpec()
+                .build())
+        .create();
+    // A merge patch of the status: the node lifecycle controller edits a new Node at once (a PUT
+    // of what was created would conflict with it).
+    String now = Instant.now().toString();
+    String status =
+        """
+        {"status":{"capacity":%1$s,"allocatable":%1$s,
+          "conditions":[{"type":"Ready","status":"True","reason":"KubeletReady",
+                         "lastHeartbeatTime":"%2$s","lastTransitionTime":"%2$s"}]}}
+        """
+            .formatted("{\"cpu\":\"64\",\"memory\":\"512Gi\",\"pods\":\"110\"}", now);
+    client
+        .nodes()
+        .withName(name)
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), status);
   }
 
   static String request(Offering offering) {
