@@ -3,6 +3,7 @@ package dev.tessera.cli;
 import dev.tessera.cel.DeviceSelectors;
 import dev.tessera.cli.core.Snapshot;
 import dev.tessera.cli.kube.ApiServerSnapshot;
+import dev.tessera.cli.kube.Decoding;
 import dev.tessera.cli.nodes.NodeRows;
 import dev.tessera.cli.nodes.TableText;
 import dev.tessera.cli.why.Why;
@@ -47,11 +48,16 @@ public final class Main {
       }
     }
     long start = System.nanoTime();
+    // Jackson's deserializers for the lists, built on the second core while this thread reads the
+    // kubeconfig and waits for the TLS handshake.
+    var decoding = new Decoding();
+    Threads.start("json-warm-up", decoding::warmUp);
     // CEL's environment takes a fifth of a call to build and warm: on the second core while the
     // kubeconfig is read and the TLS handshake runs.
     CompletableFuture<DeviceSelectors> selectors =
         args.command().equals("why")
-            ? CompletableFuture.supplyAsync(WarmSelectors::build, WarmSelectors::onItsOwnThread)
+            ? CompletableFuture.supplyAsync(
+                WarmSelectors::build, work -> Threads.start("cel-warm-up", work))
             : null;
     Config config;
     try {
@@ -60,7 +66,7 @@ public final class Main {
       err.println("error: the kubeconfig: " + e.getMessage());
       return 1;
     }
-    try (ApiServerSnapshot cluster = new ApiServerSnapshot(config)) {
+    try (ApiServerSnapshot cluster = new ApiServerSnapshot(config, decoding)) {
       long connected = System.nanoTime();
       Snapshot snapshot = cluster.read(args.driver());
       long read = System.nanoTime();

@@ -8,21 +8,14 @@ import dev.tessera.api.GpuNodeNames;
 import dev.tessera.cel.DeviceSelectors;
 import dev.tessera.cli.core.Snapshot;
 import dev.tessera.cli.kube.ApiServerSnapshot;
+import dev.tessera.cli.kube.Decoding;
 import dev.tessera.cli.nodes.NodeRows;
 import dev.tessera.cli.nodes.TableText;
 import dev.tessera.cli.why.Why;
 import dev.tessera.cli.why.WhyText;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassList;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimList;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.ByteArrayOutputStream;
@@ -44,9 +37,9 @@ import javax.net.ssl.SSLContext;
 
 /**
  * {@code kubectl-tessera train}, run once by the install: the work of a real call against a
- * stand-in API server on loopback (the built-in {@code train.yaml} served gzip'd as the four lists,
- * read through the same {@link ApiServerSnapshot}, then the analysis and the rendering), so the
- * class cache made of this run holds what a real call loads.
+ * stand-in API server on loopback (the built-in lists of {@link Decoding} served gzip'd, with a
+ * GpuNode, read through the same {@link ApiServerSnapshot}, then the analysis and the rendering),
+ * so the class cache made of this run holds what a real call loads.
  */
 final class Training {
   private static final String DRIVER = "gpu.tessera.dev";
@@ -54,29 +47,20 @@ final class Training {
   private Training() {}
 
   static int run(PrintStream out) throws Exception {
-    var json = new KubernetesSerialization();
-    List<HasMetadata> items;
-    try (InputStream yaml = Training.class.getResourceAsStream("train.yaml")) {
-      items = json.unmarshal(yaml, KubernetesList.class).getItems();
-    }
-    var slices = new ResourceSliceList();
-    slices.setItems(of(items, ResourceSlice.class));
-    var claims = new ResourceClaimList();
-    claims.setItems(of(items, ResourceClaim.class));
-    var classes = new DeviceClassList();
-    classes.setItems(of(items, DeviceClass.class));
+    var decoding = new Decoding();
+    decoding.warmUp();
     var nodes = new GenericKubernetesResourceList();
     nodes.setItems(List.of(trainNode()));
 
     String keystore = System.getenv("TESSERA_TRAIN_KEYSTORE");
     HttpServer server = server(keystore);
-    serve(server, "/apis/resource.k8s.io/v1/resourceslices", json.asJson(slices));
-    serve(server, "/apis/resource.k8s.io/v1/resourceclaims", json.asJson(claims));
-    serve(server, "/apis/resource.k8s.io/v1/deviceclasses", json.asJson(classes));
+    serve(server, "/apis/resource.k8s.io/v1/resourceslices", Decoding.text(Decoding.SLICES));
+    serve(server, "/apis/resource.k8s.io/v1/resourceclaims", Decoding.text(Decoding.CLAIMS));
+    serve(server, "/apis/resource.k8s.io/v1/deviceclasses", Decoding.text(Decoding.CLASSES));
     serve(
         server,
         "/apis/" + GpuNodeNames.GROUP + "/" + GpuNodeNames.VERSION + "/" + GpuNodeNames.PLURAL,
-        json.asJson(nodes));
+        new KubernetesSerialization().asJson(nodes));
     server.start();
     try (ApiServerSnapshot cluster =
         new ApiServerSnapshot(
@@ -87,7 +71,8 @@ final class Training {
                         + server.getAddress().getPort())
                 .withTrustCerts(true)
                 .withRequestRetryBackoffLimit(0)
-                .build())) {
+                .build(),
+            decoding)) {
       Snapshot snapshot = cluster.read(DRIVER);
       String table = TableText.render(NodeRows.of(snapshot, true));
       var why = new Why(snapshot, new DeviceSelectors());
@@ -171,9 +156,5 @@ final class Training {
       gzip.write(bytes);
     }
     return buffer.toByteArray();
-  }
-
-  private static <T> List<T> of(List<HasMetadata> items, Class<T> type) {
-    return items.stream().filter(type::isInstance).map(type::cast).toList();
   }
 }

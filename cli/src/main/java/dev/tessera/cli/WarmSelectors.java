@@ -34,10 +34,4 @@ final class WarmSelectors {
             false));
     return selectors;
   }
-
-  static void onItsOwnThread(Runnable work) {
-    Thread thread = new Thread(work, "cel-warm-up");
-    thread.setDaemon(true);
-    thread.start();
-  }
 }

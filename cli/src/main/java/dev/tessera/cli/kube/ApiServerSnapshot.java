@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.utils.HttpClientUtils;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -30,14 +29,17 @@ import java.util.concurrent.Executors;
  */
 public final class ApiServerSnapshot implements AutoCloseable {
   private final HttpClient http;
-  private final ExecutorService decoding;
+  private final ExecutorService decoders;
   private final ListReader lists;
 
-  /** Connects as the kubeconfig's {@code config} says (TLS, credentials, proxy). */
-  public ApiServerSnapshot(Config config) {
+  /**
+   * Connects as the kubeconfig's {@code config} says (TLS, credentials, proxy); decodes with {@code
+   * decoding}'s mapper (warmed, or being warmed, by the caller).
+   */
+  public ApiServerSnapshot(Config config, Decoding decoding) {
     this.http = HttpClientUtils.createHttpClient(config);
     // Two decoders, one per core: the slices and the claims are the two large lists.
-    this.decoding =
+    this.decoders =
         Executors.newFixedThreadPool(
             2,
             r -> {
@@ -45,8 +47,7 @@ public final class ApiServerSnapshot implements AutoCloseable {
               thread.setDaemon(true);
               return thread;
             });
-    this.lists =
-        new ListReader(http, config.getMasterUrl(), new KubernetesSerialization(), decoding);
+    this.lists = new ListReader(http, config.getMasterUrl(), decoding.json(), decoders);
   }
 
   public Snapshot read(String driver) {
@@ -77,7 +78,7 @@ public final class ApiServerSnapshot implements AutoCloseable {
 
   @Override
   public void close() {
-    decoding.shutdownNow();
+    decoders.shutdownNow();
     http.close();
   }
 
