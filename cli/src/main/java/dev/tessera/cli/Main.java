@@ -48,17 +48,20 @@ public final class Main {
       }
     }
     long start = System.nanoTime();
-    // Jackson's deserializers for the lists, built on the second core while this thread reads the
-    // kubeconfig and waits for the TLS handshake.
+    // One thread on the second core warms what the call needs while this one reads the kubeconfig
+    // and waits for the TLS handshake: Jackson's deserializers for the lists first (they are needed
+    // first), then, for why, CEL's environment (a fifth of a call to build and warm).
     var decoding = new Decoding();
-    Threads.start("json-warm-up", decoding::warmUp);
-    // CEL's environment takes a fifth of a call to build and warm: on the second core while the
-    // kubeconfig is read and the TLS handshake runs.
-    CompletableFuture<DeviceSelectors> selectors =
-        args.command().equals("why")
-            ? CompletableFuture.supplyAsync(
-                WarmSelectors::build, work -> Threads.start("cel-warm-up", work))
-            : null;
+    var selectors = new CompletableFuture<DeviceSelectors>();
+    boolean why = args.command().equals("why");
+    Threads.start(
+        "warm-up",
+        () -> {
+          decoding.warmUp();
+          if (why) {
+            selectors.complete(WarmSelectors.build());
+          }
+        });
     Config config;
     try {
       config = config(args);

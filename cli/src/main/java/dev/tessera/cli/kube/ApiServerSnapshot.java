@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimList;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.utils.HttpClientUtils;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,7 +36,7 @@ public final class ApiServerSnapshot implements AutoCloseable {
    * decoding}'s mapper (warmed, or being warmed, by the caller).
    */
   public ApiServerSnapshot(Config config, Decoding decoding) {
-    this.http = HttpClientUtils.createHttpClient(config);
+    this.http = new StoppingHttpClients().newBuilder(config).build();
     // Two decoders, one per core: the slices and the claims are the two large lists.
     this.decoders =
         Executors.newFixedThreadPool(
