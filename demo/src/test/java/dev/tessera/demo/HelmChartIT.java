@@ -160,10 +160,13 @@ class HelmChartIT {
     assertThat(context.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
     assertThat(context.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(context.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
-    assertThat(context.getSecurityContext().getCapabilities().getAdd()).isEmpty();
+    // MIG devices' capability nodes (made by the plugin's NVML as they appear).
+    assertThat(context.getSecurityContext().getCapabilities().getAdd()).containsExactly("MKNOD");
 
     var withAdmin =
-        one(render("plugin.privileged=false", "plugin.capabilities={SYS_ADMIN}"), DaemonSet.class);
+        one(
+            render("plugin.privileged=false", "plugin.capabilities={MKNOD,SYS_ADMIN}"),
+            DaemonSet.class);
     assertThat(
             withAdmin
                 .getSpec()
@@ -174,7 +177,7 @@ class HelmChartIT {
                 .getSecurityContext()
                 .getCapabilities()
                 .getAdd())
-        .containsExactly("SYS_ADMIN");
+        .containsExactly("MKNOD", "SYS_ADMIN");
   }
 
   @Test

@@ -76,7 +76,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * dryRun=All} (authorized and admitted exactly like a write, never stored), so a hole would show as
  * a failure here, not as damage to the running release. Also: the webhook's TLS key reaches the
  * controller only (its pod's secret volume; no service account may read it through the API), and
- * the plugin's container runs with no capability, no privilege escalation, seccomp {@code
+ * the plugin's container runs with CAP_MKNOD alone, no privilege escalation, seccomp {@code
  * RuntimeDefault} and a read-only root (its process's {@code /proc} status, where the node is this
  * host).
  */
@@ -90,6 +90,9 @@ class RbacMatrixE2E {
   private static final String WEBHOOK_SECRET = "tessera-webhook-tls";
   private static final String ELECTION_LEASE = "tessera-controller";
   private static final String LABEL = "rbac-matrix-e2e";
+
+  /** A capability set of CAP_MKNOD (27) alone, as /proc/PID/status writes it. */
+  private static final String ONLY_MKNOD = "%016x".formatted(1L << 27);
 
   /** The service accounts, each with a real token. */
   enum Who {
@@ -731,7 +734,7 @@ class RbacMatrixE2E {
   }
 
   @Test
-  void thePluginRunsWithNoCapabilityNoEscalationRuntimeDefaultSeccompAndAReadOnlyRoot()
+  void thePluginRunsWithOnlyMknodNoEscalationRuntimeDefaultSeccompAndAReadOnlyRoot()
       throws Exception {
     Pod pod = pluginPodObject();
     var context = pod.getSpec().getContainers().get(0).getSecurityContext();
@@ -739,7 +742,7 @@ class RbacMatrixE2E {
     assertThat(context.getAllowPrivilegeEscalation()).isFalse();
     assertThat(context.getReadOnlyRootFilesystem()).isTrue();
     assertThat(context.getCapabilities().getDrop()).containsExactly("ALL");
-    assertThat(context.getCapabilities().getAdd()).isNullOrEmpty();
+    assertThat(context.getCapabilities().getAdd()).containsExactly("MKNOD");
     assertThat(pod.getSpec().getSecurityContext().getSeccompProfile().getType())
         .isEqualTo("RuntimeDefault");
 
@@ -748,9 +751,9 @@ class RbacMatrixE2E {
         cluster.components().isPresent(), "the node's processes are not this host's");
     long pid = pluginPid(pod.getMetadata().getUid());
     String status = Files.readString(Path.of("/proc/" + pid + "/status"));
-    assertThat(field(status, "CapEff")).as("effective capabilities").isEqualTo("0000000000000000");
-    assertThat(field(status, "CapPrm")).as("permitted capabilities").isEqualTo("0000000000000000");
-    assertThat(field(status, "CapBnd")).as("bounding set").isEqualTo("0000000000000000");
+    assertThat(field(status, "CapEff")).as("effective capabilities").isEqualTo(ONLY_MKNOD);
+    assertThat(field(status, "CapPrm")).as("permitted capabilities").isEqualTo(ONLY_MKNOD);
+    assertThat(field(status, "CapBnd")).as("bounding set").isEqualTo(ONLY_MKNOD);
     assertThat(field(status, "NoNewPrivs")).isEqualTo("1");
     assertThat(field(status, "Seccomp")).as("2: a seccomp filter").isEqualTo("2");
     String root =
