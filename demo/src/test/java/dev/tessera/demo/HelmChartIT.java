@@ -149,10 +149,35 @@ class HelmChartIT {
     var container = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
 
+    // containerd applies no seccomp filter to a privileged container: it binds unprivileged.
+    assertThat(
+            ds.getSpec().getTemplate().getSpec().getSecurityContext().getSeccompProfile().getType())
+        .isEqualTo("RuntimeDefault");
+
     var unprivileged = one(render("plugin.privileged=false"), DaemonSet.class);
     var context = unprivileged.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(context.getSecurityContext().getPrivileged()).isFalse();
+    assertThat(context.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(context.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
     assertThat(context.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    // MIG devices' capability nodes (made by the plugin's NVML as they appear).
+    assertThat(context.getSecurityContext().getCapabilities().getAdd()).containsExactly("MKNOD");
+
+    var withAdmin =
+        one(
+            render("plugin.privileged=false", "plugin.capabilities={MKNOD,SYS_ADMIN}"),
+            DaemonSet.class);
+    assertThat(
+            withAdmin
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getSecurityContext()
+                .getCapabilities()
+                .getAdd())
+        .containsExactly("MKNOD", "SYS_ADMIN");
   }
 
   @Test
@@ -188,8 +213,11 @@ class HelmChartIT {
             "gpu.tessera.dev/gpunodes/status: patch",
             "/nodes: get,list,watch",
             "resource.k8s.io/resourceslices: get,list,watch,create,update,patch,delete");
+    // Its election Lease by name; a create cannot be named (the policy own-leases holds it).
     assertThat(rules(objects, Role.class, "tessera-controller"))
-        .containsExactly("coordination.k8s.io/leases: get,list,watch,create,update,patch");
+        .containsExactly(
+            "coordination.k8s.io/leases: get,list,watch,create",
+            "coordination.k8s.io/leases[tessera-controller]: update,patch");
     // A GpuNode's Events live in default (it is cluster-scoped): there and only there.
     assertThat(rules(objects, Role.class, "tessera-controller-events"))
         .containsExactly("/events: create,patch");
@@ -476,6 +504,7 @@ class HelmChartIT {
             "plugin.driverRoot=driver",
             "webhook.failurePolicy=Maybe",
             "plugin.image.pullPolicy=Sometimes",
+            "plugin.capabilities={CAP_SYS_ADMIN}",
             "unknownKey=1")) {
       var result =
           helm(List.of("template", "tessera", CHART.toString(), "-n", NAMESPACE, "--set", bad));

@@ -91,6 +91,7 @@ class InstallTesseraScriptIT {
             "--set plugin.cdiDir=/var/run/cdi",
             "--set plugin.driverRoot=" + dir.resolve("driver-root"),
             "--set plugin.driverRootWritable=true",
+            "--set plugin.privileged=false",
             "--set hostNetwork=true",
             "--set readinessProbes=false",
             "--set apiServer.host=10.250.0.1",
