@@ -328,7 +328,13 @@ public final class SchedulerScaleBenchmark {
                 .getItems()
                 .size(),
         "claims");
-    client
+    benchSlices().forEach(s -> pool.submit(() -> client.resource(s).delete()));
+    awaitEmpty(() -> benchSlices().size(), "slices");
+  }
+
+  /** The driver's slices of the fake nodes. */
+  private List<ResourceSlice> benchSlices() {
+    return client
         .dynamicResourceAllocation()
         .v1()
         .resourcesSlices()
@@ -338,22 +344,7 @@ public final class SchedulerScaleBenchmark {
         .stream()
         .filter(s -> s.getSpec().getNodeName() != null)
         .filter(s -> s.getSpec().getNodeName().startsWith(PREFIX))
-        .forEach(s -> pool.submit(() -> client.resource(s).delete()));
-    awaitEmpty(
-        () ->
-            (int)
-                client
-                    .dynamicResourceAllocation()
-                    .v1()
-                    .resourcesSlices()
-                    .withField("spec.driver", D)
-                    .list()
-                    .getItems()
-                    .stream()
-                    .filter(s -> s.getSpec().getNodeName() != null)
-                    .filter(s -> s.getSpec().getNodeName().startsWith(PREFIX))
-                    .count(),
-        "slices");
+        .toList();
   }
 
   /** Everything the benchmark made: the pods, claims and slices, the nodes, the namespace. */
