@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassList;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.utils.HttpClientUtils;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -55,7 +54,10 @@ class ListReaderTest {
         false);
     server.start();
     String master = "http://127.0.0.1:" + server.getAddress().getPort() + "/";
-    http = HttpClientUtils.createHttpClient(new ConfigBuilder().withMasterUrl(master).build());
+    http =
+        new StoppingHttpClients()
+            .newBuilder(new ConfigBuilder().withMasterUrl(master).build())
+            .build();
     reader = new ListReader(http, master, new KubernetesSerialization(), Runnable::run);
   }
 
@@ -103,8 +105,10 @@ class ListReaderTest {
     }
     String master = "http://127.0.0.1:" + port;
     try (HttpClient closed =
-        HttpClientUtils.createHttpClient(
-            new ConfigBuilder().withMasterUrl(master).withRequestRetryBackoffLimit(0).build())) {
+        new StoppingHttpClients()
+            .newBuilder(
+                new ConfigBuilder().withMasterUrl(master).withRequestRetryBackoffLimit(0).build())
+            .build()) {
       var unreachable =
           new ListReader(closed, master, new KubernetesSerialization(), Runnable::run);
       assertThatThrownBy(
