@@ -502,7 +502,8 @@ public final class SchedulerScaleBenchmark {
         .build();
   }
 
-  private static NodeInventory inventory(Path work) throws Exception {
+  /** The template node: 8 simulated H100s, discovered through the real NVML binding. */
+  static NodeInventory inventory(Path work) throws Exception {
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
     try (var nvml = JnaNvml.open(root)) {
       return GpuDiscovery.onNode(nvml, root).discover();

@@ -6,9 +6,6 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import dev.tessera.api.DriverNames;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.Offering;
-import dev.tessera.plugin.discovery.GpuDiscovery;
-import dev.tessera.plugin.it.SimulatedNode;
-import dev.tessera.plugin.nvml.JnaNvml;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,11 +29,7 @@ class SchedulerScaleSmokeE2E {
     assumeThat(cluster.components())
         .as("the scheduler runs as a process of this host (the local cluster)")
         .isPresent();
-    Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
-    NodeInventory template;
-    try (var nvml = JnaNvml.open(root)) {
-      template = GpuDiscovery.onNode(nvml, root).discover();
-    }
+    NodeInventory template = SchedulerScaleBenchmark.inventory(work);
     try (KubernetesClient client = cluster.adminClient();
         ExecutorService pool = Executors.newFixedThreadPool(4)) {
       var bench =
