@@ -57,6 +57,22 @@ daemon=$(cat "$TMP/mps/pipe/nvidia-cuda-mps-control.pid")
 check 'echo quit | "$M"'
 check '{ [ ! -e "/proc/$daemon" ] || grep -q "^$daemon ([a-z]*) Z" "/proc/$daemon/stat"; } && [ ! -e "$TMP/mps/pipe/nvidia-cuda-mps-control.pid" ]'
 check 'grep -q "pipe=$TMP/mps/pipe | stdin: quit;" "$MLOG"'
+# -f: the daemon in the foreground and in a PID namespace of its own (as in a pod), seen through its pipe dir
+# alone; the client stand-in names it, and says so when it goes
+if unshare -p -f --mount-proc true 2>/dev/null; then
+    CUDA_VISIBLE_DEVICES=GPU-2 unshare -p -f --mount-proc "$M" -f & fg=$!
+    n=0; while ! echo get_server_list | "$M" >/dev/null 2>&1 && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    check 'echo get_server_list | "$M"'
+    check '[ ! -e "$TMP/mps/pipe/nvidia-cuda-mps-control.pid" ] && grep -q "^[^-]*-1-" "$TMP/mps/pipe/daemon-id"'
+    "$R/usr/bin/mock-mps-client" > "$TMP/client.out" & client=$!
+    n=0; while ! grep -q "served by" "$TMP/client.out" && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    check 'grep -qx "mps client: served by daemon $(cat "$TMP/mps/pipe/daemon-id")" "$TMP/client.out"'
+    check 'echo quit | "$M"'
+    wait "$fg"
+    check '! echo get_server_list | "$M" 2>/dev/null'
+    rc=0; wait "$client" || rc=$?
+    check '[ "$rc" = 2 ] && grep -q "^mps client: lost daemon " "$TMP/client.out"'
+fi
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 
 # nvidia-smi sets compute mode and time-slice in the state file, by index or UUID, under its lock

@@ -132,7 +132,7 @@ class AdminAccessE2E {
     assertThat(specsOf(others)).isEqualTo(otherSpecs);
     assertThat(specsOf(Set.of(adminUid))).isEmpty();
     assertThat(mpsLog()).doesNotContain("quit");
-    assertThat(mpsLog().lines().filter(l -> l.startsWith("-d ")).count()).isEqualTo(1);
+    assertThat(tessera.mpsDaemonStarts()).isEqualTo(1);
     for (String pod : List.of("gpu-pod", "mps-pod")) {
       assertThat(tessera.client().pods().inNamespace("default").withName(pod).get())
           .satisfies(p -> assertThat(p.getStatus().getPhase()).isEqualTo("Running"));

@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
+import dev.tessera.plugin.k8s.MpsDaemonPod;
+import dev.tessera.plugin.sharing.DriverTools;
+import dev.tessera.plugin.sharing.MpsPaths;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -158,12 +161,13 @@ class RbacMatrixE2E {
       "RBAC; API server (resourceclaims/driver); policy own-claims";
   private static final String OWN_GPUNODE = "RBAC; policy own-gpunode";
   private static final String OWN_LEASES = "RBAC; policy own-leases";
+  private static final String OWN_MPS_DAEMONS = "RBAC; policy own-mps-daemons";
 
   /**
    * The matrix. "its node" is the cluster's node, where the plugin pod runs; "another node" is a
-   * name no node has. The pod row is what changes when the MPS daemons move into pods of their own
-   * (issue 16): then create and delete pods, in the release namespace, on its own node, with the
-   * daemon's labels, held there by a policy on the node in the token as the GpuNode is.
+   * name no node has. The plugin creates and deletes its MPS daemons' pods, in the release
+   * namespace, on its own node, with the daemon's label: held there by a policy on the node in the
+   * token, as the GpuNode is; it cannot read pods.
    */
   static final List<Cell> MATRIX =
       List.of(
@@ -375,25 +379,60 @@ class RbacMatrixE2E {
               Who.PLUGIN,
               "create",
               "pods",
-              "an MPS daemon pod on its node (none yet)",
-              false,
-              Outcome.rbac(),
-              RBAC,
+              "an MPS daemon pod on its node",
+              true,
+              Outcome.ALLOWED,
+              OWN_MPS_DAEMONS,
               access("create", "", "pods", HelmChart.NAMESPACE, ""),
-              c ->
-                  c.pods()
-                      .inNamespace(HelmChart.NAMESPACE)
-                      .resource(mpsDaemonPod())
-                      .dryRun()
-                      .create()),
+              c -> createPod(c, mpsDaemonPod(nodeName()))),
+          new Cell(
+              Who.PLUGIN,
+              "create",
+              "pods",
+              "an MPS daemon pod on another node",
+              true,
+              Outcome.refused(403, "only MPS control daemon pods bound to that node"),
+              OWN_MPS_DAEMONS,
+              access("create", "", "pods", HelmChart.NAMESPACE, ""),
+              c -> createPod(c, mpsDaemonPod(OTHER_NODE))),
+          new Cell(
+              Who.PLUGIN,
+              "create",
+              "pods",
+              "a pod on its node without the daemon's label",
+              true,
+              Outcome.refused(403, "may create and delete only MPS control daemon pods"),
+              OWN_MPS_DAEMONS,
+              access("create", "", "pods", HelmChart.NAMESPACE, ""),
+              c -> createPod(c, unlabelled(mpsDaemonPod(nodeName())))),
+          new Cell(
+              Who.PLUGIN,
+              "create",
+              "pods",
+              "an MPS daemon pod with a service account token",
+              true,
+              Outcome.refused(403, "runs without a service account token"),
+              OWN_MPS_DAEMONS,
+              access("create", "", "pods", HelmChart.NAMESPACE, ""),
+              c -> createPod(c, withToken(mpsDaemonPod(nodeName())))),
+          new Cell(
+              Who.PLUGIN,
+              "create",
+              "pods",
+              "an MPS daemon pod mounting the webhook's TLS key",
+              true,
+              Outcome.refused(403, "mounts host paths only"),
+              OWN_MPS_DAEMONS,
+              access("create", "", "pods", HelmChart.NAMESPACE, ""),
+              c -> createPod(c, withWebhookKey(mpsDaemonPod(nodeName())))),
           new Cell(
               Who.PLUGIN,
               "delete",
               "pods",
               "its own pod",
-              false,
-              Outcome.rbac(),
-              RBAC,
+              true,
+              Outcome.refused(403, "may create and delete only MPS control daemon pods"),
+              OWN_MPS_DAEMONS,
               access("delete", "", "pods", HelmChart.NAMESPACE, ""),
               c ->
                   c.pods()
@@ -597,7 +636,7 @@ class RbacMatrixE2E {
               c ->
                   c.pods()
                       .inNamespace(HelmChart.NAMESPACE)
-                      .resource(mpsDaemonPod())
+                      .resource(mpsDaemonPod(nodeName()))
                       .dryRun()
                       .create()),
           // The webhook's TLS key: the controller's pod mounts it (the kubelet fetches it for the
@@ -1081,22 +1120,47 @@ class RbacMatrixE2E {
         .build();
   }
 
-  /** What an MPS daemon pod of the plugin's would look like: on its node, with a daemon label. */
-  private static Pod mpsDaemonPod() {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withGenerateName("tessera-mps-daemon-")
-        .withNamespace(HelmChart.NAMESPACE)
-        .addToLabels("app.kubernetes.io/name", "tessera-mps-daemon")
-        .endMetadata()
-        .withNewSpec()
-        .withNodeName(nodeName())
-        .addNewContainer()
-        .withName("mps")
-        .withImage("busybox")
-        .endContainer()
+  /** An MPS daemon pod as the plugin makes it ({@link MpsDaemonPod}), bound to {@code node}. */
+  private static Pod mpsDaemonPod(String node) {
+    return new MpsDaemonPod(
+            HelmChart.NAMESPACE,
+            node,
+            "localhost/tessera/busybox:1.35.0",
+            "Never",
+            false,
+            "/run/nvidia/driver",
+            "/driver-root",
+            true,
+            "")
+        .build(
+            "GPU-rbac-matrix",
+            new DriverTools.Command(List.of("true"), Map.of()),
+            new MpsPaths(Path.of("/var/lib/kubelet/plugins/gpu.tessera.dev/mps")));
+  }
+
+  private static Pod unlabelled(Pod pod) {
+    return new PodBuilder(pod).editMetadata().withLabels(Map.of()).endMetadata().build();
+  }
+
+  private static Pod withToken(Pod pod) {
+    return new PodBuilder(pod).editSpec().withAutomountServiceAccountToken(true).endSpec().build();
+  }
+
+  private static Pod withWebhookKey(Pod pod) {
+    return new PodBuilder(pod)
+        .editSpec()
+        .addNewVolume()
+        .withName("webhook-tls")
+        .withNewSecret()
+        .withSecretName("tessera-webhook-tls")
+        .endSecret()
+        .endVolume()
         .endSpec()
         .build();
+  }
+
+  private static void createPod(KubernetesClient c, Pod pod) {
+    c.pods().inNamespace(HelmChart.NAMESPACE).resource(pod).dryRun().create();
   }
 
   private static io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice slice() {

@@ -76,8 +76,7 @@ class SharingE2E {
           .contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps")
           .contains("/tmp/nvidia-mps");
     }
-    String mps = tessera.driverToolLog("nvidia-cuda-mps-control");
-    assertThat(mps.lines().filter(l -> l.startsWith("-d ")).count()).isEqualTo(1);
+    assertThat(tessera.mpsDaemonStarts()).isEqualTo(1);
 
     tessera.deleteScenarioAndWaitForUnprepare(scenario);
     scenario = null;

@@ -209,6 +209,17 @@ final class TesseraOnNode implements AutoCloseable {
   }
 
   /** Makes the simulated NVML report an event, e.g. {@code 0 xid 48} (see hack/mock-nvml). */
+  /**
+   * How many MPS control daemons were started on the node: the simulator's stand-in logs each
+   * start, {@code -d} as a child of the plugin, {@code -f} in a daemon's own pod.
+   */
+  long mpsDaemonStarts() throws IOException {
+    return driverToolLog("nvidia-cuda-mps-control")
+        .lines()
+        .filter(l -> l.startsWith("-d ") || l.startsWith("-f "))
+        .count();
+  }
+
   void injectNvmlEvent(String line) throws IOException {
     Path events = driverRoot.resolve("var/lib/mock-nvml/events");
     Files.createDirectories(events.getParent());

@@ -47,6 +47,16 @@ import java.util.List;
  * @param metricsPeriod how often the GPU metrics are sampled from NVML (on their own thread)
  * @param metricsClaimRefresh how often a prepared claim is read again for its metrics' labels (the
  *     pods reserving it); at most once per claim in this time
+ * @param mpsDaemons where MPS control daemons run: {@code pods} of their own on the node (a plugin
+ *     in a pod; they outlive it), or {@code processes}, children of the plugin (a plugin on the
+ *     host, no image to run a pod from)
+ * @param mpsDaemonImage the image of the daemons' pods (the plugin's own)
+ * @param mpsDaemonPullPolicy its pull policy
+ * @param mpsDaemonNamespace where the daemons' pods are created (the release namespace)
+ * @param mpsDaemonPrivileged whether the daemons' containers are privileged (as the plugin's)
+ * @param driverRootReadOnly whether the daemons' pods mount the driver root read-only (as the
+ *     plugin's)
+ * @param mpsDaemonPriorityClass the daemons' pods' priority class (the plugin's); empty for none
  */
 @ConfigurationProperties("tessera")
 public record PluginConfig(
@@ -69,7 +79,14 @@ public record PluginConfig(
     @Bindable(defaultValue = "30s") Duration toolTimeout,
     @Nullable String podName,
     @Bindable(defaultValue = "10s") Duration metricsPeriod,
-    @Bindable(defaultValue = "1m") Duration metricsClaimRefresh) {
+    @Bindable(defaultValue = "1m") Duration metricsClaimRefresh,
+    @Bindable(defaultValue = "processes") String mpsDaemons,
+    @Nullable String mpsDaemonImage,
+    @Bindable(defaultValue = "IfNotPresent") String mpsDaemonPullPolicy,
+    @Nullable String mpsDaemonNamespace,
+    @Bindable(defaultValue = "false") boolean mpsDaemonPrivileged,
+    @Bindable(defaultValue = "true") boolean driverRootReadOnly,
+    @Nullable String mpsDaemonPriorityClass) {
 
   public PluginConfig {
     healthIgnoredXids = healthIgnoredXids == null ? List.of() : List.copyOf(healthIgnoredXids);
@@ -77,6 +94,25 @@ public record PluginConfig(
       throw new IllegalArgumentException(
           "tessera.node-name is required (set NODE_NAME from the downward API)");
     }
+    if (!mpsDaemons.equals("processes") && !mpsDaemons.equals("pods")) {
+      throw new IllegalArgumentException(
+          "tessera.mps-daemons must be pods or processes, not " + mpsDaemons);
+    }
+    // The parameter, not mpsDaemonsInPods(): a compact constructor assigns the fields at its end.
+    if (mpsDaemons.equals("pods")
+        && (mpsDaemonImage == null
+            || mpsDaemonImage.isBlank()
+            || mpsDaemonNamespace == null
+            || mpsDaemonNamespace.isBlank())) {
+      throw new IllegalArgumentException(
+          "tessera.mps-daemons=pods needs tessera.mps-daemon-image and"
+              + " tessera.mps-daemon-namespace");
+    }
+    mpsDaemonPriorityClass = mpsDaemonPriorityClass == null ? "" : mpsDaemonPriorityClass;
+  }
+
+  public boolean mpsDaemonsInPods() {
+    return mpsDaemons.equals("pods");
   }
 
   /** Who holds the node's Lease: the pod, else this process on the node. */

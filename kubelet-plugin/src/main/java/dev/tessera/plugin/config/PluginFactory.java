@@ -22,6 +22,8 @@ import dev.tessera.plugin.k8s.ClaimEventRecorder;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.k8s.KubernetesEventSink;
 import dev.tessera.plugin.k8s.LeaseRenewer;
+import dev.tessera.plugin.k8s.MpsDaemonPod;
+import dev.tessera.plugin.k8s.PodMpsDaemons;
 import dev.tessera.plugin.kubelet.ClaimBatch;
 import dev.tessera.plugin.kubelet.DraHealthService;
 import dev.tessera.plugin.metrics.ClaimDetailsBook;
@@ -48,6 +50,7 @@ import dev.tessera.plugin.sharing.MpsDaemons;
 import dev.tessera.plugin.sharing.MpsPaths;
 import dev.tessera.plugin.sharing.NvidiaSmi;
 import dev.tessera.plugin.sharing.OsProcessRunner;
+import dev.tessera.plugin.sharing.ProcessMpsDaemons;
 import dev.tessera.plugin.sharing.SharingEffects;
 import dev.tessera.plugin.sharing.SharingPlanner;
 import io.fabric8.kubernetes.client.Config;
@@ -197,11 +200,31 @@ public class PluginFactory {
   }
 
   @Singleton
-  SharingEffects sharingEffects(PluginConfig config) {
+  SharingEffects sharingEffects(
+      PluginConfig config, BeanProvider<KubernetesClient> client, Clock clock) {
     var tools =
         new DriverTools(Path.of(config.driverRoot()), new OsProcessRunner(config.toolTimeout()));
-    return new SharingEffects(
-        new NvidiaSmi(tools), new MpsDaemons(new MpsPaths(config.mpsDir()), tools));
+    var paths = new MpsPaths(config.mpsDir());
+    MpsDaemons daemons =
+        config.mpsDaemonsInPods()
+            ? new PodMpsDaemons(
+                paths,
+                tools,
+                new MpsDaemonPod(
+                    config.mpsDaemonNamespace(),
+                    config.nodeName(),
+                    config.mpsDaemonImage(),
+                    config.mpsDaemonPullPolicy(),
+                    config.mpsDaemonPrivileged(),
+                    config.driverRoots().onHost().toString(),
+                    config.driverRoot(),
+                    config.driverRootReadOnly(),
+                    config.mpsDaemonPriorityClass()),
+                client::get,
+                clock,
+                config.toolTimeout())
+            : new ProcessMpsDaemons(paths, tools);
+    return new SharingEffects(new NvidiaSmi(tools), daemons);
   }
 
   @Singleton

@@ -52,6 +52,23 @@ public final class DriverTools {
   /** Runs {@code tool} and returns what it said, whatever its exit status. */
   public ProcessRunner.Result tryRun(
       String tool, List<String> args, Map<String, String> env, String stdin) throws IOException {
+    Command command = command(tool, args, env);
+    return runner.run(command.argv(), command.env(), stdin);
+  }
+
+  /** A tool's command line and environment, as this plugin would run it. */
+  public record Command(List<String> argv, Map<String, String> env) {
+    public Command {
+      argv = List.copyOf(argv);
+      env = Map.copyOf(env);
+    }
+  }
+
+  /**
+   * How {@code tool} is run from this driver root: also what an MPS daemon's pod runs, which mounts
+   * the driver root where the plugin sees it.
+   */
+  public Command command(String tool, List<String> args, Map<String, String> env) {
     Path program = driverRoot.resolve("usr/bin").resolve(tool);
     var command = new ArrayList<String>();
     var fullEnv = new HashMap<>(env);
@@ -66,7 +83,7 @@ public final class DriverTools {
     }
     command.add(program.toString());
     command.addAll(args);
-    return runner.run(command, fullEnv, stdin);
+    return new Command(command, fullEnv);
   }
 
   /** The root's library dirs, resolved within it, for its loader. */

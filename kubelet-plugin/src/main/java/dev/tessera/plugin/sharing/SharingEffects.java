@@ -87,7 +87,7 @@ public final class SharingEffects {
         smi.setTimeSlice(t.gpuUuid(), t.interval());
       }
       case SharingAction.EnsureMps m -> {
-        if (mps.running(m.deviceUuid()).isEmpty()) {
+        if (!mps.running(m.deviceUuid())) {
           if (m.wholeGpu()) {
             smi.setComputeMode(m.deviceUuid(), "EXCLUSIVE_PROCESS");
           }

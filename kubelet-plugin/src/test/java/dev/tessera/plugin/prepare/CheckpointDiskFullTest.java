@@ -23,9 +23,9 @@ import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.mig.FakeMigHardware;
 import dev.tessera.plugin.mig.MigPlanner;
 import dev.tessera.plugin.sharing.DriverTools;
-import dev.tessera.plugin.sharing.MpsDaemons;
 import dev.tessera.plugin.sharing.MpsPaths;
 import dev.tessera.plugin.sharing.NvidiaSmi;
+import dev.tessera.plugin.sharing.ProcessMpsDaemons;
 import dev.tessera.plugin.sharing.RecordingRunner;
 import dev.tessera.plugin.sharing.SharingEffects;
 import dev.tessera.plugin.sharing.SharingPlanner;
@@ -126,7 +126,7 @@ class CheckpointDiskFullTest {
             .gpu("GPU-00000002", MigMode.DISABLED);
     var cdi = new CdiSpecWriter(root.resolve("cdi"), DRIVER, json);
     var sharingPlanner = new SharingPlanner();
-    var sharing = new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mps, tools));
+    var sharing = new SharingEffects(new NvidiaSmi(tools), new ProcessMpsDaemons(mps, tools));
     var mig = new DynamicMig(new MigPlanner(), migs, () -> inventory(3));
     var node = new NodeClaims(store, NodeLock.beside(store.file()), "b1");
     return new DeviceState(

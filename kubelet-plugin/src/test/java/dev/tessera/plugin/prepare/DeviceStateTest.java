@@ -32,9 +32,9 @@ import dev.tessera.plugin.mig.FakeMigHardware;
 import dev.tessera.plugin.mig.GpuMigState;
 import dev.tessera.plugin.mig.MigPlanner;
 import dev.tessera.plugin.sharing.DriverTools;
-import dev.tessera.plugin.sharing.MpsDaemons;
 import dev.tessera.plugin.sharing.MpsPaths;
 import dev.tessera.plugin.sharing.NvidiaSmi;
+import dev.tessera.plugin.sharing.ProcessMpsDaemons;
 import dev.tessera.plugin.sharing.RecordingRunner;
 import dev.tessera.plugin.sharing.SharingEffects;
 import dev.tessera.plugin.sharing.SharingPlanner;
@@ -101,7 +101,8 @@ class DeviceStateTest {
             List.of(paths.deviceNode("/dev/nvidiactl")),
             List.of());
     var sharingPlanner = new SharingPlanner();
-    var sharing = new SharingEffects(new NvidiaSmi(tools), new MpsDaemons(mpsPaths(), tools));
+    var sharing =
+        new SharingEffects(new NvidiaSmi(tools), new ProcessMpsDaemons(mpsPaths(), tools));
     var mig = new DynamicMig(new MigPlanner(), migs, () -> inventory(2));
     var node = new NodeClaims(store, NodeLock.beside(store.file()), bootId);
     var rollback = new ClaimRollback(node, cdi, sharingPlanner, sharing, mig);
