@@ -64,6 +64,8 @@ class MpsDaemonPodsE2E {
         // the daemon through its pipe dir and keeps it.
         int restarts = restarts(client.pods().resource(secondPlugin).get());
         long pid = pluginPid(secondPlugin.getMetadata().getUid());
+        release.expectRestarts(
+            secondPlugin.getMetadata().getName(), "the test SIGKILLs the plugin");
         System.out.println("--- SIGKILL to the plugin, pid " + pid);
         assertThat(new ProcessBuilder("kill", "-KILL", Long.toString(pid)).start().waitFor())
             .isZero();
