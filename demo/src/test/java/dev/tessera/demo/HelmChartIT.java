@@ -181,6 +181,38 @@ class HelmChartIT {
   }
 
   @Test
+  void mpsDaemonsRunInPodsOfThePluginsOwnImagePrivilegesAndNamespace() throws Exception {
+    var container =
+        one(render(), DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+    var env = container.getEnv();
+    assertThat(env(env, "TESSERA_MPS_DAEMONS")).isEqualTo("pods");
+    assertThat(env(env, "TESSERA_MPS_DAEMON_IMAGE")).isEqualTo(container.getImage());
+    assertThat(env(env, "TESSERA_MPS_DAEMON_PULL_POLICY"))
+        .isEqualTo(container.getImagePullPolicy());
+    assertThat(env(env, "TESSERA_MPS_DAEMON_NAMESPACE")).isEqualTo(NAMESPACE);
+    assertThat(env(env, "TESSERA_MPS_DAEMON_PRIVILEGED")).isEqualTo("true");
+    assertThat(env(env, "TESSERA_MPS_DAEMON_PRIORITY_CLASS")).isEqualTo("system-node-critical");
+    assertThat(env(env, "TESSERA_DRIVER_ROOT_READ_ONLY")).isEqualTo("true");
+
+    var unprivileged =
+        one(
+                render(
+                    "plugin.privileged=false",
+                    "plugin.driverRootWritable=true",
+                    "plugin.mpsDaemons=processes"),
+                DaemonSet.class)
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0)
+            .getEnv();
+    assertThat(env(unprivileged, "TESSERA_MPS_DAEMON_PRIVILEGED")).isEqualTo("false");
+    assertThat(env(unprivileged, "TESSERA_DRIVER_ROOT_READ_ONLY")).isEqualTo("false");
+    assertThat(env(unprivileged, "TESSERA_MPS_DAEMONS")).isEqualTo("processes");
+  }
+
+  @Test
   void theControllerRunsTwoReplicasThatElectALeaderInTheReleaseNamespace() throws Exception {
     Deployment deployment = one(render(), Deployment.class);
     assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
@@ -206,7 +238,10 @@ class HelmChartIT {
             // Events on claims, which are in any namespace: create, and patch a repeat's count
             "/events: create,patch");
     assertThat(rules(objects, Role.class, "tessera-kubelet-plugin"))
-        .containsExactly("coordination.k8s.io/leases: get,create,update");
+        .containsExactly(
+            "coordination.k8s.io/leases: get,create,update",
+            // its MPS daemons' pods, held to its node by the policy own-mps-daemons
+            "/pods: create,delete");
     assertThat(rules(objects, ClusterRole.class, "tessera-controller"))
         .containsExactlyInAnyOrder(
             "gpu.tessera.dev/gpunodes: get,list,watch",
@@ -505,6 +540,7 @@ class HelmChartIT {
             "webhook.failurePolicy=Maybe",
             "plugin.image.pullPolicy=Sometimes",
             "plugin.capabilities={CAP_SYS_ADMIN}",
+            "plugin.mpsDaemons=threads",
             "unknownKey=1")) {
       var result =
           helm(List.of("template", "tessera", CHART.toString(), "-n", NAMESPACE, "--set", bad));
