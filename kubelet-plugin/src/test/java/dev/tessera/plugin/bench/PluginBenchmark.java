@@ -116,6 +116,11 @@ public final class PluginBenchmark {
         System.out.printf(Locale.ROOT, "| prepare+unprepare cycles/s | %.0f |%n", cycles / seconds);
         System.out.printf(
             Locale.ROOT, "| RSS after %d cycles | %.1f MiB |%n", warmup + cycles, rssKib / 1024.0);
+        // As the kubelet stops a pod: SIGTERM, then the time until the process has exited.
+        long termStart = System.nanoTime();
+        plugin.close();
+        double termMs = (System.nanoTime() - termStart) / 1e6;
+        System.out.printf(Locale.ROOT, "| SIGTERM to exit | %.0f ms |%n", termMs);
         System.out.printf(
             Locale.ROOT,
             "%ncycles=%d warm-up=%d java=%s opts=[%s]%n",
