@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
 public final class HealthMonitor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HealthMonitor.class);
   private static final Duration WAIT = Duration.ofMillis(500);
+  private static final Duration CLOSE_WAIT = Duration.ofMillis(20);
   private static final long GPU_LOST_XID = 79;
 
   private final Nvml nvml;
@@ -191,6 +192,10 @@ public final class HealthMonitor implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops the loop without waiting out its NVML wait (up to {@code WAIT}): a plugin told to stop
+   * must exit fast, and NVML is left open under a wait still in flight ({@code JnaNvml.close}).
+   */
   @Override
   public void close() {
     running = false;
@@ -200,7 +205,7 @@ public final class HealthMonitor implements AutoCloseable {
     }
     if (t != null) {
       try {
-        t.join(WAIT.multipliedBy(4).toMillis());
+        t.join(CLOSE_WAIT.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 import java.util.function.LongFunction;
@@ -52,6 +53,12 @@ public final class JnaNvml implements Nvml {
   private final String libraryPath;
   private final ReentrantLock lock = new ReentrantLock();
   private boolean closed;
+
+  /**
+   * Event waits in flight: they run outside the lock (a wait lasts its timeout), so {@link
+   * #close()} leaves NVML open rather than shut it down under one.
+   */
+  private final AtomicInteger waiting = new AtomicInteger();
 
   private JnaNvml(NvmlLibrary lib, String libraryPath) {
     this.lib = lib;
@@ -82,6 +89,11 @@ public final class JnaNvml implements Nvml {
     return libraryPath;
   }
 
+  /**
+   * Shuts NVML down, unless an event wait is still in flight: a plugin that stops must not wait for
+   * the health monitor's wait to time out, and NVML must not be shut down under it. The process is
+   * exiting then, which releases NVML as a shutdown would.
+   */
   @Override
   public void close() {
     lock.lock();
@@ -90,6 +102,9 @@ public final class JnaNvml implements Nvml {
         return;
       }
       closed = true;
+      if (waiting.get() > 0) {
+        return;
+      }
       int rc = lib.nvmlShutdown();
       if (rc != 0) {
         throw error("nvmlShutdown", rc);
@@ -522,9 +537,19 @@ public final class JnaNvml implements Nvml {
   public Optional<NvmlEvent> waitForEvent(EventSet set, Duration timeout) {
     int timeoutMs = (int) Math.clamp(timeout.toMillis(), 0, Integer.MAX_VALUE);
     NvmlStructs.EventData data = new NvmlStructs.EventData();
-    ensureOpenLocked();
-    int rc =
-        invoke("nvmlEventSetWait_v2", () -> lib.nvmlEventSetWait_v2(ptr(set), data, timeoutMs));
+    int rc;
+    lock.lock();
+    try {
+      ensureOpen();
+      waiting.incrementAndGet();
+    } finally {
+      lock.unlock();
+    }
+    try {
+      rc = invoke("nvmlEventSetWait_v2", () -> lib.nvmlEventSetWait_v2(ptr(set), data, timeoutMs));
+    } finally {
+      waiting.decrementAndGet();
+    }
     if (rc == NVML_ERROR_TIMEOUT.code()) {
       return Optional.empty();
     }
@@ -542,6 +567,14 @@ public final class JnaNvml implements Nvml {
 
   @Override
   public void freeEventSet(EventSet set) {
+    lock.lock();
+    try {
+      if (closed) {
+        return; // closed under the set's last wait: the exiting process frees it
+      }
+    } finally {
+      lock.unlock();
+    }
     call("nvmlEventSetFree", () -> lib.nvmlEventSetFree(ptr(set)));
   }
 
@@ -612,15 +645,6 @@ public final class JnaNvml implements Nvml {
       text = (text == null || text.isEmpty() ? "" : text + "; ") + "in " + libraryPath;
     }
     return new NvmlException(function, rc, text);
-  }
-
-  private void ensureOpenLocked() {
-    lock.lock();
-    try {
-      ensureOpen();
-    } finally {
-      lock.unlock();
-    }
   }
 
   private void ensureOpen() {

@@ -366,6 +366,26 @@ class JnaNvmlIT {
   }
 
   @Test
+  void closingUnderAnEventWaitLeavesNvmlToTheWaitAndReturnsAtOnce() throws Exception {
+    MockNvmlRoot root = setup("close-under-wait", H100, 1, "node-a");
+    JnaNvml nvml = root.open();
+    try (var executor = Executors.newVirtualThreadPerTaskExecutor()) {
+      EventSet set = nvml.createEventSet();
+      nvml.registerEvents(nvml.deviceByIndex(0), NvmlEventType.XID_CRITICAL_ERROR, set);
+      var waiting = executor.submit(() -> nvml.waitForEvent(set, Duration.ofSeconds(20)));
+      Thread.sleep(200); // the wait is in NVML now
+
+      // A stopping plugin closes NVML without waiting the wait out; NVML is not shut down under it.
+      nvml.close();
+      assertThatThrownBy(nvml::deviceCount).isInstanceOf(IllegalStateException.class);
+      root.event("0 xid 79");
+      assertThat(waiting.get(10, TimeUnit.SECONDS))
+          .hasValueSatisfying(e -> assertThat(e.eventData()).isEqualTo(79));
+      nvml.freeEventSet(set); // closed: left to the exiting process, no error
+    }
+  }
+
+  @Test
   void concurrentDiscoveriesAgree() throws Exception {
     MockNvmlRoot root =
         setup("concurrent", H100, 8, "node-a", "--mig-enabled", "all", "--mig", "3:0@0");
