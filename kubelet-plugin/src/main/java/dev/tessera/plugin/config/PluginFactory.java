@@ -24,6 +24,7 @@ import dev.tessera.plugin.k8s.KubernetesEventSink;
 import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.k8s.MpsDaemonPod;
 import dev.tessera.plugin.k8s.PodMpsDaemons;
+import dev.tessera.plugin.k8s.StoppingHttpClients;
 import dev.tessera.plugin.kubelet.ClaimBatch;
 import dev.tessera.plugin.kubelet.DraHealthService;
 import dev.tessera.plugin.metrics.ClaimDetailsBook;
@@ -129,7 +130,10 @@ public class PluginFactory {
     // and unprepare of the node for minutes. The background writers (Lease, status, GpuNode)
     // retry on their own schedules.
     clientConfig.setRequestRetryBackoffLimit(PREPARE_PATH_RETRIES);
-    return new KubernetesClientBuilder().withConfig(clientConfig).build();
+    return new KubernetesClientBuilder()
+        .withConfig(clientConfig)
+        .withHttpClientFactory(new StoppingHttpClients())
+        .build();
   }
 
   @Singleton

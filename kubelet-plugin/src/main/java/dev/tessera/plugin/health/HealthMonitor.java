@@ -26,8 +26,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class HealthMonitor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HealthMonitor.class);
-  private static final Duration WAIT = Duration.ofMillis(500);
-  private static final Duration CLOSE_WAIT = Duration.ofMillis(20);
+
+  /**
+   * One NVML event wait: short, because a wait cannot be cut off, and a stopping plugin waits for
+   * it to end (a JVM exiting with a thread in native code waits up to 300 ms for it).
+   */
+  private static final Duration WAIT = Duration.ofMillis(100);
+
   private static final long GPU_LOST_XID = 79;
 
   private final Nvml nvml;
@@ -193,8 +198,8 @@ public final class HealthMonitor implements AutoCloseable {
   }
 
   /**
-   * Stops the loop without waiting out its NVML wait (up to {@code WAIT}): a plugin told to stop
-   * must exit fast, and NVML is left open under a wait still in flight ({@code JnaNvml.close}).
+   * Stops the loop once its NVML wait (at most {@code WAIT}) is over. Should it not end in time,
+   * NVML is left open under the wait still in flight ({@code JnaNvml.close}).
    */
   @Override
   public void close() {
@@ -205,7 +210,7 @@ public final class HealthMonitor implements AutoCloseable {
     }
     if (t != null) {
       try {
-        t.join(CLOSE_WAIT.toMillis());
+        t.join(WAIT.multipliedBy(2).toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -77,7 +77,9 @@ public final class UnixSocketServer implements AutoCloseable {
       Thread.currentThread().interrupt();
       server.shutdownNow();
     } finally {
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      // Waited for: an event loop still in epoll_wait when the JVM exits holds the exit up to
+      // 300 ms (HotSpot waits for threads in native code).
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(1, TimeUnit.SECONDS);
       Files.deleteIfExists(socket);
     }
   }

@@ -60,7 +60,13 @@ public final class PluginBenchmark {
       warmUpKubeletClient(dir.resolve("warm-up"));
       plugin =
           PluginProcess.start(
-              jar, dir.resolve("node"), cdi, root, api.writeKubeconfig(dir), javaOpts, "WARN");
+              jar,
+              dir.resolve("node"),
+              cdi,
+              root,
+              api.writeKubeconfig(dir),
+              javaOpts,
+              System.getenv().getOrDefault("TESSERA_BENCH_LOG_LEVEL", "WARN"));
       double socketMs = plugin.awaitRegistrationSocket() / 1e6;
       double registeredMs;
       try (KubeletClient kubelet =
