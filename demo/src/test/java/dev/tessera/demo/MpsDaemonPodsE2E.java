@@ -8,6 +8,7 @@ import dev.tessera.controller.render.Offering;
 import dev.tessera.demo.TesseraDeployment.Kind;
 import dev.tessera.plugin.k8s.MpsDaemonPod;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,14 +83,7 @@ class MpsDaemonPodsE2E {
         assertStillServed(tessera, served, daemon);
 
         // The claim goes: its daemon quits, its pod and dirs go, none is left.
-        client.pods().inNamespace(NAMESPACE).withName("mps-client").withGracePeriod(0).delete();
-        client
-            .dynamicResourceAllocation()
-            .v1()
-            .resourceClaims()
-            .inNamespace(NAMESPACE)
-            .withName("mps-client-gpu")
-            .delete();
+        deleteClientAndClaim(client);
         await()
             .atMost(Duration.ofSeconds(90))
             .untilAsserted(
@@ -100,17 +94,21 @@ class MpsDaemonPodsE2E {
                 });
         assertThat(tessera.driverToolLog("nvidia-cuda-mps-control")).contains("stdin: quit;");
       } finally {
-        client.pods().inNamespace(NAMESPACE).withName("mps-client").withGracePeriod(0).delete();
-        client
-            .dynamicResourceAllocation()
-            .v1()
-            .resourceClaims()
-            .inNamespace(NAMESPACE)
-            .withName("mps-client-gpu")
-            .delete();
+        deleteClientAndClaim(client);
         Files.deleteIfExists(manifest);
       }
     }
+  }
+
+  private static void deleteClientAndClaim(KubernetesClient client) {
+    client.pods().inNamespace(NAMESPACE).withName("mps-client").withGracePeriod(0).delete();
+    client
+        .dynamicResourceAllocation()
+        .v1()
+        .resourceClaims()
+        .inNamespace(NAMESPACE)
+        .withName("mps-client-gpu")
+        .delete();
   }
 
   /** The client kept its first daemon: still running, nothing lost, the same daemon pod. */
