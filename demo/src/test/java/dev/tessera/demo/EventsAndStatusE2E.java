@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.TableColumnDefinition;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -140,10 +139,8 @@ class EventsAndStatusE2E {
                                 && s.getSpec().getDevices().stream()
                                     .anyMatch(d -> d.getName().contains("-mig-"))));
     // The simulator fails the first compute instance: the first prepare fails, the retry works.
-    var faults = tessera.driverRoot().resolve("etc/mock-nvml/faults");
-    Files.createDirectories(faults.getParent());
-    Files.writeString(
-        faults, "nvmlGpuInstanceCreateComputeInstance NVML_ERROR_INSUFFICIENT_RESOURCES 1\n");
+    tessera.injectNvmlFault(
+        "nvmlGpuInstanceCreateComputeInstance NVML_ERROR_INSUFFICIENT_RESOURCES 1");
 
     run(MIG_DYNAMIC);
     await().atMost(Duration.ofSeconds(60)).until(() -> !tessera.claims().isEmpty());

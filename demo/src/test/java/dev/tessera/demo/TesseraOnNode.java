@@ -159,7 +159,8 @@ final class TesseraOnNode implements AutoCloseable {
     }
   }
 
-  private void label(Offering offering) {
+  /** Labels the node with the offering the controller renders its pool by. */
+  void label(Offering offering) {
     client
         .nodes()
         .withName(cluster.nodeName())
@@ -224,6 +225,48 @@ final class TesseraOnNode implements AutoCloseable {
     Path events = driverRoot.resolve("var/lib/mock-nvml/events");
     Files.createDirectories(events.getParent());
     Files.writeString(events, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+
+  /**
+   * Makes the simulated NVML fail a call, e.g. {@code nvmlDeviceGetName NVML_ERROR_UNKNOWN 1}
+   * (hack/mock-nvml, "Fault injection"); the simulator re-reads the file at its next call.
+   */
+  void injectNvmlFault(String line) throws IOException {
+    Path faults = driverRoot.resolve("etc/mock-nvml/faults");
+    Files.createDirectories(faults.getParent());
+    Files.writeString(faults, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+
+  /** Removes every fault line (hack/mock-nvml keeps spent ones with a count of 0); returns them. */
+  List<String> clearNvmlFaults() throws IOException {
+    Path faults = driverRoot.resolve("etc/mock-nvml/faults");
+    if (!Files.exists(faults)) {
+      return List.of();
+    }
+    List<String> lines =
+        Files.readAllLines(faults).stream()
+            .filter(l -> !l.isBlank() && !l.startsWith("#"))
+            .toList();
+    Files.writeString(faults, "# <nvmlSymbol> <nvmlReturn code or NVML_ERROR_NAME> [count]\n");
+    return lines;
+  }
+
+  /**
+   * Sets the simulator's {@code delay_ms.<symbol>} (0: removes it). The simulator reads its config
+   * when NVML is initialized, so the delay takes effect when the plugin next starts.
+   */
+  void setNvmlDelay(String symbol, int millis) throws IOException {
+    Path config = driverRoot.resolve("etc/mock-nvml/config");
+    String key = "delay_ms." + symbol + "=";
+    var lines =
+        new ArrayList<>(
+            Files.readAllLines(config).stream().filter(l -> !l.startsWith(key)).toList());
+    if (millis > 0) {
+      lines.add(key + millis);
+    }
+    Path next = config.resolveSibling("config.campaign");
+    Files.write(next, lines);
+    Files.move(next, config, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
   /**

@@ -26,6 +26,7 @@ final class TesseraProcesses implements TesseraDeployment {
   private final Map<String, String> controllerEnv;
   private final ControllerProcess controller;
   private PluginProcess plugin;
+  private int keptLogs;
 
   private TesseraProcesses(
       Cluster cluster,
@@ -110,6 +111,49 @@ final class TesseraProcesses implements TesseraDeployment {
   void startPlugin() throws IOException {
     plugin = startPlugin(work, pluginEnv);
     awaitRegistered();
+  }
+
+  /**
+   * SIGKILL of the node plugin and the tools it runs, as a container kill, sparing {@code spared}
+   * (the MPS daemons it started). Its log is kept beside the next one's ({@code plugin.log.<n>}).
+   */
+  void killPlugin(List<ProcessHandle> spared) throws InterruptedException, IOException {
+    plugin.kill(spared);
+    keepLog();
+  }
+
+  /**
+   * Starts the node plugin again as the kubelet restarts a container: once more each time it exits
+   * before it has registered (an NVML fault at start-up, say), up to {@code attempts} starts.
+   * Returns how many starts failed before the one that registered.
+   */
+  int restartPlugin(int attempts) throws IOException, InterruptedException {
+    for (int failed = 0; failed < attempts; failed++) {
+      plugin = startPlugin(work, pluginEnv);
+      PluginProcess starting = plugin;
+      await().atMost(Duration.ofSeconds(60)).until(() -> !starting.alive() || registered(starting));
+      if (registered(starting)) {
+        return failed;
+      }
+      keepLog();
+    }
+    throw new IllegalStateException(
+        "the node plugin exited before it registered, "
+            + attempts
+            + " times (logs in "
+            + work
+            + ")");
+  }
+
+  private static boolean registered(PluginProcess plugin) throws IOException {
+    return Files.readString(plugin.log()).contains("registered with the kubelet");
+  }
+
+  private void keepLog() throws IOException {
+    Path log = plugin.log();
+    if (Files.exists(log)) {
+      Files.move(log, log.resolveSibling("plugin.log." + keptLogs++));
+    }
   }
 
   @Override

@@ -37,4 +37,18 @@ public record CreatedMig(
         migUuid,
         enabledMigMode);
   }
+
+  /** The same device, with the duty to switch its GPU's MIG mode back off given or taken. */
+  public CreatedMig withEnabledMigMode(boolean enabled) {
+    return new CreatedMig(
+        gpuUuid,
+        device,
+        profileId,
+        profile,
+        placement,
+        gpuInstanceId,
+        computeInstanceId,
+        uuid,
+        enabled);
+  }
 }

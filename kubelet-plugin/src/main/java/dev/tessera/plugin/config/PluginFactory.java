@@ -5,6 +5,7 @@ import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.events.EventPolicy;
 import dev.tessera.api.events.EventRecorder;
 import dev.tessera.api.events.EventSource;
+import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.app.KubeletSockets;
 import dev.tessera.plugin.cdi.CdiSpec;
@@ -14,6 +15,7 @@ import dev.tessera.plugin.cdi.DriverFiles;
 import dev.tessera.plugin.cdi.NodePaths;
 import dev.tessera.plugin.checkpoint.BootId;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
+import dev.tessera.plugin.claim.CreatedMig;
 import dev.tessera.plugin.health.HealthBook;
 import dev.tessera.plugin.health.HealthMonitor;
 import dev.tessera.plugin.health.XidPolicy;
@@ -75,6 +77,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
@@ -259,8 +262,31 @@ public class PluginFactory {
       CdiSpecWriter cdiWriter,
       SharingPlanner sharingPlanner,
       SharingEffects sharing,
-      DynamicMig mig) {
-    return new ClaimRollback(node, cdiWriter, sharingPlanner, sharing, mig);
+      DynamicMig mig,
+      RediscoverableInventory discovered,
+      GpuNodeReporter gpuNode) {
+    // A plugin that started while dynamic MIG devices existed discovered them (and MIG mode on):
+    // once they are gone, the GpuNode must stop showing them, or the next offering renders a GPU
+    // that is not there (a whole GPU hidden as "in MIG mode", MIG devices that do not exist).
+    return new ClaimRollback(
+        node,
+        cdiWriter,
+        sharingPlanner,
+        sharing,
+        mig,
+        destroyed -> {
+          var gpus = destroyed.stream().map(CreatedMig::gpuUuid).collect(Collectors.toSet());
+          boolean stale =
+              discovered.current().gpus().stream()
+                  .anyMatch(
+                      g ->
+                          gpus.contains(g.uuid())
+                              && (g.migMode() == MigMode.ENABLED || !g.migDevices().isEmpty()));
+          if (stale) {
+            discovered.rediscover();
+            gpuNode.inventoryChanged(discovered.current());
+          }
+        });
   }
 
   @Singleton

@@ -102,6 +102,17 @@ public final class GpuNodeReporter implements AutoCloseable, ClaimHolders {
   }
 
   /**
+   * Takes an inventory discovered again (MIG devices gone since the last discovery) and writes it
+   * soon, off the caller's thread (an unprepare needs no API server); failed writes are retried.
+   */
+  public void inventoryChanged(NodeInventory inventory) {
+    synchronized (this) {
+      this.inventory = inventory;
+    }
+    writeSoon();
+  }
+
+  /**
    * Takes the node's claims after a prepare or unprepare and writes the holders soon, off the
    * kubelet's path, coalesced with other changes as health is.
    */

@@ -204,6 +204,50 @@ public final class DynamicMig {
     return new Made(devices, created);
   }
 
+  /**
+   * The checkpoint with the MIG mode that claim {@code uid} switched on handed to another claim
+   * with a MIG device made on the same GPU (pure). Only the claim that switched a GPU into MIG mode
+   * switches it off, once the GPU has no instance left; when that claim goes first, another claim's
+   * device is still there, so without the hand-over the GPU stayed in MIG mode after the last one
+   * went (and a whole-GPU offering then hid it, or handed out a GPU that CUDA cannot use whole).
+   */
+  public static PreparedClaims handOverMigMode(String uid, PreparedClaims checkpoint) {
+    ClaimEntry leaving = checkpoint.claims().get(uid);
+    if (leaving == null) {
+      return checkpoint;
+    }
+    PreparedClaims next = checkpoint;
+    var kept = new ArrayList<CreatedMig>();
+    for (CreatedMig mine : leaving.createdMig()) {
+      String heir = mine.enabledMigMode() ? heir(uid, mine.gpuUuid(), next) : null;
+      if (heir == null) {
+        kept.add(mine);
+        continue;
+      }
+      ClaimEntry entry = next.claims().get(heir);
+      var theirs = new ArrayList<>(entry.createdMig());
+      for (int i = 0; i < theirs.size(); i++) {
+        if (theirs.get(i).gpuUuid().equals(mine.gpuUuid())) {
+          theirs.set(i, theirs.get(i).withEnabledMigMode(true));
+          break;
+        }
+      }
+      next = next.with(heir, entry.withCreatedMig(theirs));
+      kept.add(mine.withEnabledMigMode(false));
+    }
+    return next.with(uid, leaving.withCreatedMig(kept));
+  }
+
+  /** Another claim with a MIG device made on the GPU, or null. */
+  private static String heir(String uid, String gpuUuid, PreparedClaims checkpoint) {
+    return checkpoint.claims().entrySet().stream()
+        .filter(e -> !e.getKey().equals(uid))
+        .filter(e -> e.getValue().createdMig().stream().anyMatch(m -> m.gpuUuid().equals(gpuUuid)))
+        .map(Map.Entry::getKey)
+        .findFirst()
+        .orElse(null);
+  }
+
   /** Destroys the devices, last made first; tries them all and throws the first failure. */
   public void destroy(List<CreatedMig> created) throws PrepareException {
     PrepareException first = null;

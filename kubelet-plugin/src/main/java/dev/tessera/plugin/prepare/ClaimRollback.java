@@ -3,11 +3,15 @@ package dev.tessera.plugin.prepare;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimRef;
+import dev.tessera.plugin.claim.CreatedMig;
 import dev.tessera.plugin.claim.PrepareException;
+import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.sharing.SharingEffects;
 import dev.tessera.plugin.sharing.SharingPlanner;
 import java.io.IOException;
+import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Undoes what was prepared for a claim, as far as it got: by an unprepare, by a prepare that failed
@@ -19,6 +23,7 @@ public final class ClaimRollback {
   private final SharingPlanner sharingPlanner;
   private final SharingEffects sharing;
   private final DynamicMig mig;
+  private final Consumer<List<CreatedMig>> migDestroyed;
 
   public ClaimRollback(
       NodeClaims claims,
@@ -26,11 +31,26 @@ public final class ClaimRollback {
       SharingPlanner sharingPlanner,
       SharingEffects sharing,
       DynamicMig mig) {
+    this(claims, cdiWriter, sharingPlanner, sharing, mig, destroyed -> {});
+  }
+
+  /**
+   * @param migDestroyed told which MIG devices went with a claim (the node's reported inventory may
+   *     still show them: a plugin that started while they existed discovered them)
+   */
+  public ClaimRollback(
+      NodeClaims claims,
+      CdiSpecWriter cdiWriter,
+      SharingPlanner sharingPlanner,
+      SharingEffects sharing,
+      DynamicMig mig,
+      Consumer<List<CreatedMig>> migDestroyed) {
     this.claims = claims;
     this.cdiWriter = cdiWriter;
     this.sharingPlanner = sharingPlanner;
     this.sharing = sharing;
     this.mig = mig;
+    this.migDestroyed = migDestroyed;
   }
 
   /**
@@ -43,8 +63,15 @@ public final class ClaimRollback {
     sharing.apply(sharingPlanner.release(ref.uid(), claims.current()));
     deleteSpec(ref);
     ClaimEntry entry = claims.current().claims().get(ref.uid());
-    if (entry != null) {
-      mig.destroy(entry.createdMig());
+    if (entry != null && !entry.createdMig().isEmpty()) {
+      // Saved before the devices go: a plugin killed in between leaves the duty with the heir.
+      PreparedClaims handedOver = DynamicMig.handOverMigMode(ref.uid(), claims.current());
+      if (!handedOver.equals(claims.current())) {
+        claims.save(handedOver);
+      }
+      List<CreatedMig> created = claims.current().claims().get(ref.uid()).createdMig();
+      mig.destroy(created);
+      migDestroyed.accept(created);
     }
     claims.save(claims.current().without(ref.uid()));
   }

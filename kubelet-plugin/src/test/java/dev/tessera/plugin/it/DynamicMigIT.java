@@ -113,6 +113,24 @@ class DynamicMigIT {
   }
 
   @Test
+  void theLastOfTwoClaimsOnAGpuSwitchesMigModeOffThoughTheFirstSwitchedItOn() throws Exception {
+    var first = claimOf("uid-first", ONE_G_AT_3);
+    var second = claimOf("uid-second", "gpu-0-mig-1g10gb-5");
+    assertThat(prepare(first)).isEmpty();
+    assertThat(prepare(second)).isEmpty();
+    assertThat(gpu(0).migDevices()).hasSize(2);
+
+    // The claim that switched MIG mode on goes first; the GPU still has the second's device.
+    assertThat(node.plugin().kubelet().unprepare(first)).isEmpty();
+    assertThat(gpu(0).migMode()).isEqualTo(MigMode.ENABLED);
+    assertThat(node.plugin().kubelet().unprepare(second)).isEmpty();
+
+    assertThat(gpu(0).migDevices()).isEmpty();
+    assertThat(gpu(0).migMode()).isEqualTo(MigMode.DISABLED);
+    assertThat(checkpoint().claims()).isEmpty();
+  }
+
+  @Test
   void aComputeInstanceThatCannotBeCreatedLeavesNoGpuInstance() throws Exception {
     Files.writeString(
         node.root().resolve("etc/mock-nvml/faults"),

@@ -84,16 +84,7 @@ final class KillablePlugin implements AutoCloseable {
    * started. Its sockets stay behind, as a killed plugin leaves them.
    */
   void kill() throws Exception {
-    List<ProcessHandle> daemons = mpsDaemons();
-    ProcessHandle jvm = ProcessHandle.of(plugin.pid()).orElseThrow();
-    List<ProcessHandle> tools =
-        jvm.descendants()
-            .filter(p -> !daemons.contains(p))
-            .filter(p -> p.parent().map(parent -> !daemons.contains(parent)).orElse(true))
-            .toList();
-    jvm.destroyForcibly();
-    tools.forEach(ProcessHandle::destroyForcibly);
-    await().atMost(Duration.ofSeconds(10)).until(() -> !jvm.isAlive());
+    plugin.kill(mpsDaemons());
     Path socket = plugin.registrationSocket();
     stop();
     // The next start's wait must see the new socket.

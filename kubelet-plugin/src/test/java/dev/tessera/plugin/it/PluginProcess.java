@@ -129,6 +129,29 @@ public final class PluginProcess implements AutoCloseable {
     return System.nanoTime() - startNanos;
   }
 
+  public boolean alive() {
+    return process.isAlive();
+  }
+
+  /**
+   * SIGKILL of the JVM and of the tools it is running (as a container kill), but not of {@code
+   * spared} nor of their children: the MPS daemons it started outlive it. Returns once the JVM is
+   * gone; its sockets stay behind, as a killed plugin leaves them.
+   */
+  public void kill(List<ProcessHandle> spared) throws InterruptedException {
+    ProcessHandle jvm = process.toHandle();
+    List<ProcessHandle> tools =
+        jvm.descendants()
+            .filter(p -> !spared.contains(p))
+            .filter(p -> p.parent().map(parent -> !spared.contains(parent)).orElse(true))
+            .toList();
+    jvm.destroyForcibly();
+    tools.forEach(ProcessHandle::destroyForcibly);
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("the plugin (pid " + jvm.pid() + ") outlived SIGKILL");
+    }
+  }
+
   /** Stops it as the kubelet's pod termination would (SIGTERM), waiting for a clean exit. */
   @Override
   public void close() throws InterruptedException {
