@@ -10,9 +10,9 @@ import dev.tessera.controller.render.SliceRenderer;
 import dev.tessera.plugin.checkpoint.CheckpointFile;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.sharing.DriverTools;
-import dev.tessera.plugin.sharing.MpsDaemons;
 import dev.tessera.plugin.sharing.MpsPaths;
 import dev.tessera.plugin.sharing.OsProcessRunner;
+import dev.tessera.plugin.sharing.ProcessMpsDaemons;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -110,18 +110,20 @@ final class NodeLeaks {
 
   /**
    * Which MPS control daemons run on the node: device UUID to pid. The one place that knows where
-   * they are: today the plugin's own way to find them again after a restart ({@link MpsDaemons}:
-   * the pid file each daemon writes into its pipe directory under the plugin's MPS dir, {@code
-   * <plugin dir>/mps/<device UUID>/pipe/}, counted when its process is alive and not a zombie).
+   * they are: the campaign runs the plugin as host processes, whose daemons are its children
+   * ({@link ProcessMpsDaemons}: the pid file each daemon writes into its pipe directory under the
+   * plugin's MPS dir, {@code <plugin dir>/mps/<device UUID>/pipe/}, counted when its process is
+   * alive and not a zombie); the chart's daemons in pods of their own are {@code
+   * MpsDaemonPodsE2E}'s.
    */
   Map<String, Long> mpsDaemons() throws IOException {
     var daemons =
-        new MpsDaemons(
+        new ProcessMpsDaemons(
             new MpsPaths(pluginDir.resolve("mps")),
             new DriverTools(driverRoot, new OsProcessRunner(Duration.ofSeconds(10))));
     var running = new TreeMap<String, Long>();
     for (String device : daemons.known()) {
-      daemons.running(device).ifPresent(pid -> running.put(device, pid));
+      daemons.pid(device).ifPresent(pid -> running.put(device, pid));
     }
     return running;
   }

@@ -39,7 +39,7 @@ public final class ProcessMpsDaemons implements MpsDaemons {
   }
 
   /** The pid of the device's running daemon, if it runs. */
-  private Optional<Long> pid(String deviceUuid) {
+  public Optional<Long> pid(String deviceUuid) {
     try {
       long pid = Long.parseLong(Files.readString(paths.pidFile(deviceUuid)).strip());
       return alive(pid) ? Optional.of(pid) : Optional.empty();
