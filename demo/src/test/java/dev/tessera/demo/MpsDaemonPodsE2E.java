@@ -64,7 +64,7 @@ class MpsDaemonPodsE2E {
         // finds
         // the daemon through its pipe dir and keeps it.
         int restarts = restarts(client.pods().resource(secondPlugin).get());
-        long pid = pluginPid(secondPlugin.getMetadata().getUid());
+        long pid = PodProcesses.pluginPid(secondPlugin.getMetadata().getUid());
         release.expectRestarts(
             secondPlugin.getMetadata().getName(), "the test SIGKILLs the plugin");
         System.out.println("--- SIGKILL to the plugin, pid " + pid);
@@ -159,24 +159,6 @@ class MpsDaemonPodsE2E {
     return plugin.getStatus().getContainerStatuses().stream()
         .mapToInt(s -> s.getRestartCount())
         .sum();
-  }
-
-  /** The plugin's JVM on this host: the process whose environment names the pod's UID. */
-  private static long pluginPid(String podUid) throws IOException {
-    try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-      for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-        try {
-          String env = new String(Files.readAllBytes(proc.resolve("environ")));
-          String cmd = new String(Files.readAllBytes(proc.resolve("cmdline")));
-          if (env.contains("TESSERA_INSTANCE=" + podUid) && cmd.contains("java")) {
-            return Long.parseLong(proc.getFileName().toString());
-          }
-        } catch (IOException gone) {
-          // a process that ended while we looked
-        }
-      }
-    }
-    throw new AssertionError("no plugin process of pod " + podUid + " on this host");
   }
 
   private static List<String> mpsDirs() throws IOException {

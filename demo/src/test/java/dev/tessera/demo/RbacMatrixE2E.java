@@ -1,7 +1,6 @@
 package dev.tessera.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
@@ -36,9 +35,7 @@ import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.Watchable;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -55,7 +52,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
@@ -788,13 +784,17 @@ class RbacMatrixE2E {
     // What the kernel holds the running process to, where the node is this host.
     Assumptions.assumeTrue(
         cluster.components().isPresent(), "the node's processes are not this host's");
-    long pid = pluginPid(pod.getMetadata().getUid());
+    long pid = PodProcesses.pluginPid(pod.getMetadata().getUid());
     String status = Files.readString(Path.of("/proc/" + pid + "/status"));
-    assertThat(field(status, "CapEff")).as("effective capabilities").isEqualTo(ONLY_MKNOD);
-    assertThat(field(status, "CapPrm")).as("permitted capabilities").isEqualTo(ONLY_MKNOD);
-    assertThat(field(status, "CapBnd")).as("bounding set").isEqualTo(ONLY_MKNOD);
-    assertThat(field(status, "NoNewPrivs")).isEqualTo("1");
-    assertThat(field(status, "Seccomp")).as("2: a seccomp filter").isEqualTo("2");
+    assertThat(PodProcesses.field(status, "CapEff"))
+        .as("effective capabilities")
+        .isEqualTo(ONLY_MKNOD);
+    assertThat(PodProcesses.field(status, "CapPrm"))
+        .as("permitted capabilities")
+        .isEqualTo(ONLY_MKNOD);
+    assertThat(PodProcesses.field(status, "CapBnd")).as("bounding set").isEqualTo(ONLY_MKNOD);
+    assertThat(PodProcesses.field(status, "NoNewPrivs")).isEqualTo("1");
+    assertThat(PodProcesses.field(status, "Seccomp")).as("2: a seccomp filter").isEqualTo("2");
     String root =
         Files.readAllLines(Path.of("/proc/" + pid + "/mountinfo")).stream()
             .filter(l -> l.split(" ")[4].equals("/"))
@@ -1350,56 +1350,5 @@ class RbacMatrixE2E {
       socket.startHandshake();
       return (X509Certificate) socket.getSession().getPeerCertificates()[0];
     }
-  }
-
-  /**
-   * The plugin container's process: the one whose environment names the pod's UID and whose parent
-   * does not (its children, the MPS and nvidia-smi stand-ins, inherit the environment).
-   */
-  private static long pluginPid(String podUid) throws IOException {
-    String instance = "TESSERA_INSTANCE=" + podUid;
-    List<Long> pids;
-    try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-      pids =
-          procs
-              .filter(p -> p.getFileName().toString().matches("\\d+"))
-              .filter(p -> environment(p).contains(instance))
-              .map(p -> Long.parseLong(p.getFileName().toString()))
-              .toList();
-    }
-    for (long pid : pids) {
-      long parent = Long.parseLong(field(read(Path.of("/proc/" + pid + "/status")), "PPid"));
-      if (!pids.contains(parent)) {
-        return pid;
-      }
-    }
-    throw new AssertionError("no process of the plugin pod " + podUid);
-  }
-
-  private static List<String> environment(Path proc) {
-    try {
-      return List.of(
-          new String(Files.readAllBytes(proc.resolve("environ")), StandardCharsets.UTF_8)
-              .split("\0"));
-    } catch (IOException e) {
-      return List.of(); // gone, or not ours to read
-    }
-  }
-
-  private static String read(Path file) {
-    try {
-      return Files.readString(file);
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-  }
-
-  private static String field(String status, String name) {
-    return status
-        .lines()
-        .filter(l -> l.startsWith(name + ":"))
-        .map(l -> l.substring(name.length() + 1).strip())
-        .findFirst()
-        .orElseGet(() -> fail("no " + name + " in /proc/<pid>/status"));
   }
 }
