@@ -8,10 +8,12 @@ import dev.tessera.plugin.it.MockApiServer;
 import dev.tessera.plugin.it.PluginProcess;
 import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
+import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.kubelet.RegistrationService;
 import dev.tessera.plugin.kubelet.UnixSocketServer;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Measures the node plugin as a separate process, as the kubelet would meet it: start-up to
@@ -37,7 +40,16 @@ public final class PluginBenchmark {
     Path jar = Path.of(args[0]).toAbsolutePath();
     int cycles = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
     int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 500;
-    String javaOpts = System.getenv().getOrDefault("TESSERA_JAVA_OPTS", "");
+    run(jar, cycles, warmup, System.getenv().getOrDefault("TESSERA_JAVA_OPTS", ""), System.out);
+  }
+
+  /**
+   * One run, its table printed to {@code out}; throws when a prepare or unprepare fails or the
+   * GpuNode's reported inventory is not the node's 8 GPUs after the cycles (a mock API server that
+   * grows it would make every later figure wrong).
+   */
+  static void run(Path jar, int cycles, int warmup, String javaOpts, PrintStream out)
+      throws Exception {
     Path dir = Files.createTempDirectory("tessera-bench");
     // CDI specs live on a tmpfs on real nodes (/var/run/cdi); /dev/shm is one here too.
     Path shm = Path.of("/dev/shm");
@@ -91,6 +103,7 @@ public final class PluginBenchmark {
         }
         double seconds = (System.nanoTime() - loopStart) / 1e9;
         long rssKib = rssKib(plugin.pid());
+        checkReportedGpus(api);
         if (System.getenv("TESSERA_BENCH_NMT") != null) {
           // Needs -XX:NativeMemoryTracking=summary in TESSERA_JAVA_OPTS.
           Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
@@ -103,31 +116,31 @@ public final class PluginBenchmark {
 
         Arrays.sort(prepares);
         Arrays.sort(unprepares);
-        System.out.printf(Locale.ROOT, "%n| figure | value |%n|---|---|%n");
-        System.out.printf(Locale.ROOT, "| start to registration socket | %.0f ms |%n", socketMs);
-        System.out.printf(Locale.ROOT, "| start to registered | %.0f ms |%n", registeredMs);
-        System.out.printf(Locale.ROOT, "| first prepare (cold) | %.2f ms |%n", firstPrepare / 1e6);
-        System.out.printf(
+        out.printf(Locale.ROOT, "%n| figure | value |%n|---|---|%n");
+        out.printf(Locale.ROOT, "| start to registration socket | %.0f ms |%n", socketMs);
+        out.printf(Locale.ROOT, "| start to registered | %.0f ms |%n", registeredMs);
+        out.printf(Locale.ROOT, "| first prepare (cold) | %.2f ms |%n", firstPrepare / 1e6);
+        out.printf(
             Locale.ROOT,
             "| prepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
             Cycles.pct(prepares, 50),
             Cycles.pct(prepares, 90),
             Cycles.pct(prepares, 99));
-        System.out.printf(
+        out.printf(
             Locale.ROOT,
             "| unprepare p50 / p90 / p99 | %.2f / %.2f / %.2f ms |%n",
             Cycles.pct(unprepares, 50),
             Cycles.pct(unprepares, 90),
             Cycles.pct(unprepares, 99));
-        System.out.printf(Locale.ROOT, "| prepare+unprepare cycles/s | %.0f |%n", cycles / seconds);
-        System.out.printf(
+        out.printf(Locale.ROOT, "| prepare+unprepare cycles/s | %.0f |%n", cycles / seconds);
+        out.printf(
             Locale.ROOT, "| RSS after %d cycles | %.1f MiB |%n", warmup + cycles, rssKib / 1024.0);
         // As the kubelet stops a pod: SIGTERM, then the time until the process has exited.
         long termStart = System.nanoTime();
         plugin.close();
         double termMs = (System.nanoTime() - termStart) / 1e6;
-        System.out.printf(Locale.ROOT, "| SIGTERM to exit | %.0f ms |%n", termMs);
-        System.out.printf(
+        out.printf(Locale.ROOT, "| SIGTERM to exit | %.0f ms |%n", termMs);
+        out.printf(
             Locale.ROOT,
             "%ncycles=%d warm-up=%d java=%s opts=[%s]%n",
             cycles,
@@ -161,6 +174,23 @@ public final class PluginBenchmark {
         client.getInfo();
         client.notifyRegistration(true, "");
       }
+    }
+  }
+
+  private static void checkReportedGpus(MockApiServer api) {
+    var gpuNode =
+        api.client()
+            .genericKubernetesResources(GpuNodeReporter.GPU_NODES)
+            .withName(PluginProcess.NODE)
+            .get();
+    Object status = gpuNode == null ? null : gpuNode.getAdditionalProperties().get("status");
+    Object inventory = status instanceof Map<?, ?> m ? m.get("inventory") : null;
+    Object gpus = inventory instanceof Map<?, ?> m ? m.get("gpus") : null;
+    if (!(gpus instanceof List<?> list) || list.size() != 8) {
+      throw new IllegalStateException(
+          "the GpuNode reports "
+              + (gpus instanceof List<?> list ? list.size() + " GPUs" : "no inventory")
+              + ", not the node's 8");
     }
   }
 

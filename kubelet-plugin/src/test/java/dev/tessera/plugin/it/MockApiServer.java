@@ -1,7 +1,6 @@
 package dev.tessera.plugin.it;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -13,7 +12,8 @@ import java.util.HashMap;
 /**
  * fabric8's CRUD mock API server on loopback, with a kubeconfig that points at it. Stands in for a
  * real kube-apiserver until the local cluster exists; it does not do server-side apply, so it is
- * only used for get and status updates of claims.
+ * only used for get and status updates of claims and merge patches ({@link
+ * MergePatchingCrudDispatcher}).
  */
 public final class MockApiServer implements AutoCloseable {
   // The mock logs every request through java.util.logging; held here so the level sticks.
@@ -33,7 +33,7 @@ public final class MockApiServer implements AutoCloseable {
             new Context(),
             new MockWebServer(),
             new HashMap<>(),
-            new KubernetesCrudDispatcher(),
+            new MergePatchingCrudDispatcher(),
             false);
     server.init();
     client = server.createClient();

@@ -17,6 +17,9 @@ import java.util.concurrent.TimeUnit;
 public final class PluginProcess implements AutoCloseable {
   public static final String DRIVER = "gpu.tessera.dev";
 
+  /** The node the plugin runs on (its NODE_NAME): its GpuNode and pool are named after it. */
+  public static final String NODE = "node-a";
+
   private final Path registryDir;
   private final Path pluginsDir;
   private final Path cdiDir;
@@ -50,7 +53,7 @@ public final class PluginProcess implements AutoCloseable {
       String logLevel)
       throws IOException {
     var env = new LinkedHashMap<String, String>();
-    env.put("NODE_NAME", "node-a");
+    env.put("NODE_NAME", NODE);
     env.put("TESSERA_REGISTRY_DIR", dir.resolve("registry").toString());
     env.put("TESSERA_PLUGINS_DIR", dir.resolve("plugins").toString());
     env.put("TESSERA_CDI_DIR", cdiDir.toString());
