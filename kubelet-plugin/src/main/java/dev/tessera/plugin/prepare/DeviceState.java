@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * their sharing set-up), records its intent in the checkpoint (started, before any device work or
  * CDI file exists), acts, and records the result (completed); any failure rolls back what was done
  * ({@link ClaimRollback}) so nothing is left half made. Start-up is {@link StartupRecovery}'s.
+ *
+ * <p>A claim that needs no device work (no MIG device to make, no sharing to set up: a whole GPU, a
+ * MIG device that exists, admin access) records only its result: one durable checkpoint write
+ * instead of two on the kubelet's path. Nothing needs the intent there: the one thing such a
+ * prepare makes before its result is recorded is the CDI spec, and a spec that no checkpointed
+ * claim accounts for is removed at start-up, and by the claim's unprepare or next prepare.
  */
 public final class DeviceState {
   private static final Logger LOG = LoggerFactory.getLogger(DeviceState.class);
@@ -162,7 +168,9 @@ public final class DeviceState {
       List<CreatedMig> created = plan.mig().intents();
       List<PreparedDevice> prepared = prepared(ref, plan.mig().existing());
       List<SharingAction> applied = plan.sharing();
-      record(ref, ClaimState.PrepareStarted, prepared, created);
+      if (!created.isEmpty() || !applied.isEmpty()) {
+        record(ref, ClaimState.PrepareStarted, prepared, created);
+      }
       try {
         // Act.
         List<PlannedDevice> devices = plan.mig().devices();

@@ -340,6 +340,39 @@ class DeviceStateTest {
     assertThat(cdi.claimUidsWithSpecs()).containsExactly("uid-1");
   }
 
+  @Test
+  void aClaimWithoutDeviceWorkRecordsOnlyItsResultAndOneWithDeviceWorkItsIntentFirst()
+      throws Exception {
+    var saves = new java.util.concurrent.atomic.AtomicInteger();
+    store =
+        new CheckpointStore(
+            root.resolve("data/checkpoint.json"),
+            json,
+            file -> {
+              saves.incrementAndGet();
+              return java.nio.channels.FileChannel.open(
+                  file,
+                  java.nio.file.StandardOpenOption.CREATE,
+                  java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
+                  java.nio.file.StandardOpenOption.WRITE);
+            });
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    putShared("uid-2", "c2", "gpu-0", mps("GpuConfig", 30, "20Gi"));
+    var state = state("b1");
+
+    state.prepare(ref);
+    int wholeGpu = saves.getAndSet(0);
+    state.unprepare(ref);
+    saves.set(0);
+    state.prepare(ref2);
+
+    assertThat(wholeGpu).isEqualTo(1);
+    // The MPS daemon is device work: started, then completed.
+    assertThat(saves).hasValue(2);
+    assertThat(store.load("b1").claims().get("uid-2").state())
+        .isEqualTo(ClaimState.PrepareCompleted);
+  }
+
   private final ClaimRef ref2 = new ClaimRef("default", "c2", "uid-2");
 
   private void putShared(String uid, String name, String device, Map<String, Object> params) {
