@@ -137,6 +137,8 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
 
   @PreDestroy
   void stop() throws IOException {
+    // Its NVML wait cannot be cut short: let it run out while the sockets close.
+    health.stopSoon();
     if (registrationServer != null) {
       registrationServer.close();
     }
