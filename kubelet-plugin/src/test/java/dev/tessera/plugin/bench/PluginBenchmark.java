@@ -29,7 +29,9 @@ import java.util.Map;
  * socket (the claim served by an API server on loopback), cycles per second, and RSS after the
  * cycles. Prints a Markdown table. Run it with {@code hack/bench}.
  *
- * <p>Arguments: {@code <plugin jar> [cycles] [warm-up cycles]}.
+ * <p>Arguments: {@code <plugin jar> [cycles] [warm-up cycles]}. Env: {@code TESSERA_JAVA_OPTS}, the
+ * plugin's JVM flags; {@code TESSERA_BENCH_JAVA}, the plugin's {@code java} (default: this JVM's),
+ * e.g. an image's jlink'ed runtime.
  */
 public final class PluginBenchmark {
   private static final String DRIVER = "gpu.tessera.dev";
@@ -40,7 +42,20 @@ public final class PluginBenchmark {
     Path jar = Path.of(args[0]).toAbsolutePath();
     int cycles = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
     int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 500;
-    run(jar, cycles, warmup, System.getenv().getOrDefault("TESSERA_JAVA_OPTS", ""), System.out);
+    String java = System.getenv("TESSERA_BENCH_JAVA");
+    run(
+        java == null ? PluginProcess.currentJava() : Path.of(java),
+        jar,
+        cycles,
+        warmup,
+        System.getenv().getOrDefault("TESSERA_JAVA_OPTS", ""),
+        System.out);
+  }
+
+  /** {@link #run(Path, Path, int, int, String, PrintStream)} on this JVM's runtime. */
+  static void run(Path jar, int cycles, int warmup, String javaOpts, PrintStream out)
+      throws Exception {
+    run(PluginProcess.currentJava(), jar, cycles, warmup, javaOpts, out);
   }
 
   /**
@@ -48,7 +63,7 @@ public final class PluginBenchmark {
    * GpuNode's reported inventory is not the node's 8 GPUs after the cycles (a mock API server that
    * grows it would make every later figure wrong).
    */
-  static void run(Path jar, int cycles, int warmup, String javaOpts, PrintStream out)
+  static void run(Path java, Path jar, int cycles, int warmup, String javaOpts, PrintStream out)
       throws Exception {
     Path dir = Files.createTempDirectory("tessera-bench");
     // CDI specs live on a tmpfs on real nodes (/var/run/cdi); /dev/shm is one here too.
@@ -72,6 +87,7 @@ public final class PluginBenchmark {
       warmUpKubeletClient(dir.resolve("warm-up"));
       plugin =
           PluginProcess.start(
+              java,
               jar,
               dir.resolve("node"),
               cdi,
@@ -145,7 +161,7 @@ public final class PluginBenchmark {
             "%ncycles=%d warm-up=%d java=%s opts=[%s]%n",
             cycles,
             warmup,
-            System.getProperty("java.version"),
+            java,
             javaOpts);
       }
     } finally {

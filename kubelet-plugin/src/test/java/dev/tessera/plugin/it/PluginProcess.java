@@ -37,13 +37,35 @@ public final class PluginProcess implements AutoCloseable {
     this.startNanos = startNanos;
   }
 
+  /** The {@code java} of the JVM running this code: the plugin's runtime unless one is given. */
+  public static Path currentJava() {
+    return Path.of(System.getProperty("java.home"), "bin", "java");
+  }
+
   /**
-   * Starts the plugin with its kubelet dirs and CDI dir under {@code dir}.
+   * Starts the plugin on this JVM's runtime with its kubelet dirs and CDI dir under {@code dir}.
    *
    * @param cdiDir where CDI specs go (a tmpfs on real nodes: /var/run/cdi)
    * @param javaOpts JVM flags, e.g. the contents of kubelet-plugin/jvm.options
    */
   public static PluginProcess start(
+      Path jar,
+      Path dir,
+      Path cdiDir,
+      Path driverRoot,
+      Path kubeconfig,
+      String javaOpts,
+      String logLevel)
+      throws IOException {
+    return start(currentJava(), jar, dir, cdiDir, driverRoot, kubeconfig, javaOpts, logLevel);
+  }
+
+  /**
+   * Starts the plugin as {@link #start(Path, Path, Path, Path, Path, String, String)} does, on the
+   * runtime of {@code java} (e.g. an image's jlink'ed one).
+   */
+  public static PluginProcess start(
+      Path java,
       Path jar,
       Path dir,
       Path cdiDir,
@@ -61,17 +83,26 @@ public final class PluginProcess implements AutoCloseable {
     env.put("TESSERA_KUBECONFIG", kubeconfig.toString());
     env.put("TESSERA_METRICS_PORT", "-1");
     env.put("LOG_LEVEL", logLevel);
-    return start(jar, dir, javaOpts, env);
+    return start(java, jar, dir, javaOpts, env);
   }
 
   /**
-   * Starts the plugin configured by {@code env} (the settings' env vars, as a DaemonSet sets them);
-   * its log goes to {@code dir/plugin.log}.
+   * Starts the plugin on this JVM's runtime, configured by {@code env} (the settings' env vars, as
+   * a DaemonSet sets them); its log goes to {@code dir/plugin.log}.
    */
   public static PluginProcess start(Path jar, Path dir, String javaOpts, Map<String, String> env)
       throws IOException {
+    return start(currentJava(), jar, dir, javaOpts, env);
+  }
+
+  /**
+   * Starts the plugin on the runtime of {@code java}, configured by {@code env}; its log goes to
+   * {@code dir/plugin.log}. {@code javaOpts} are split at whitespace: an {@code @argfile} is one.
+   */
+  public static PluginProcess start(
+      Path java, Path jar, Path dir, String javaOpts, Map<String, String> env) throws IOException {
     var command = new ArrayList<String>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(java.toString());
     command.addAll(Arrays.stream(javaOpts.split("\\s+")).filter(s -> !s.isBlank()).toList());
     command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
     var builder = new ProcessBuilder(command).redirectErrorStream(true);
