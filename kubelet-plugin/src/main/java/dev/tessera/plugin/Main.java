@@ -1,6 +1,8 @@
 package dev.tessera.plugin;
 
+import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.Micronaut;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * The node plugin. {@code inventory [--driver-root DIR]} prints what NVML sees and exits, without a
@@ -19,6 +21,20 @@ public final class Main {
       }
       System.exit(InventoryMain.run(driverRoot, System.out, System.err));
     }
-    Micronaut.build(args).mainClass(Main.class).banner(false).start();
+    ApplicationContext context = Micronaut.build(args).mainClass(Main.class).banner(false).start();
+    // Micronaut closes the context on SIGTERM and keeps the JVM up only for an embedded server,
+    // and the plugin has none (its HTTP is the JDK's): the hook closes it (sockets removed,
+    // in-flight work finished) and main lives until then.
+    var closed = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            Thread.ofPlatform()
+                .name("shutdown")
+                .unstarted(
+                    () -> {
+                      context.close();
+                      closed.countDown();
+                    }));
+    closed.await();
   }
 }

@@ -45,6 +45,8 @@ import java.util.List;
  * @param podName the plugin's pod (from the downward API, {@code POD_NAME}), the holder it writes
  *     into its Lease; defaults to {@code <node>-<pid>} for a plugin outside a pod
  * @param metricsPeriod how often the GPU metrics are sampled from NVML (on their own thread)
+ * @param metricsPort the port of {@code /prometheus} and {@code /health} ({@code
+ *     TESSERA_METRICS_PORT}); -1 for a free one, which the {@code serving metrics} log line names
  * @param metricsClaimRefresh how often a prepared claim is read again for its metrics' labels (the
  *     pods reserving it); at most once per claim in this time
  * @param mpsDaemons where MPS control daemons run: {@code pods} of their own on the node (a plugin
@@ -80,6 +82,7 @@ public record PluginConfig(
     @Nullable String podName,
     @Bindable(defaultValue = "10s") Duration metricsPeriod,
     @Bindable(defaultValue = "1m") Duration metricsClaimRefresh,
+    @Bindable(defaultValue = "8081") int metricsPort,
     @Bindable(defaultValue = "processes") String mpsDaemons,
     @Nullable String mpsDaemonImage,
     @Bindable(defaultValue = "IfNotPresent") String mpsDaemonPullPolicy,

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import tools.jackson.databind.JsonNode;
@@ -109,17 +110,23 @@ final class KillablePlugin implements AutoCloseable {
     return dir.resolve("node/plugins/gpu.tessera.dev/mps");
   }
 
-  /** The simulator's MPS daemons of this node: {@code sh -c … mps-daemon <pipe dir>}. */
+  /**
+   * The simulator's MPS daemons of this node: {@code sh -c … mps-daemon <pipe dir>}. Not a child of
+   * one: the daemon's loop forks {@code touch} and {@code sleep} twice a second, and a child caught
+   * between its fork and its exec still shows the daemon's command line.
+   */
   List<ProcessHandle> mpsDaemons() {
     String mps = mpsRoot().toString();
+    Predicate<ProcessHandle> daemon =
+        p -> {
+          Optional<String[]> args = p.info().arguments();
+          return args.isPresent()
+              && List.of(args.get()).contains("mps-daemon")
+              && String.join(" ", args.get()).contains(mps);
+        };
     try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
-      return all.filter(
-              p -> {
-                Optional<String[]> args = p.info().arguments();
-                return args.isPresent()
-                    && List.of(args.get()).contains("mps-daemon")
-                    && String.join(" ", args.get()).contains(mps);
-              })
+      return all.filter(daemon)
+          .filter(p -> p.parent().map(parent -> !daemon.test(parent)).orElse(true))
           .toList();
     }
   }

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The plugin as its own process, configured by env vars as the DaemonSet does, on a random metrics
  * port ({@code TESSERA_METRICS_PORT=-1}, as the E2E tier installs it): its log names the port it
  * bound, and {@code /prometheus} there serves the GPU series at the period {@code
- * TESSERA_METRICS_PERIOD} sets. This is how the E2E tier finds the plugin's metrics.
+ * TESSERA_METRICS_PERIOD} sets, and {@code /health} answers the chart's readiness probe. This is
+ * how the E2E tier finds the plugin's metrics. SIGTERM closes the application context (the sockets
+ * go) before the process exits.
  */
 class MetricsEndpointIT {
   private static final Pattern ANNOUNCED = Pattern.compile("serving metrics .*port=\"?(\\d+)");
@@ -70,7 +72,21 @@ class MetricsEndpointIT {
                                   .body())
                           .containsPattern(
                               "tessera_gpu_power_watts\\{claim_name=\"\",.*device=\"gpu-0\",.*\\} 123\\.0"));
+          // The chart's readiness probe.
+          var health =
+              http.send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port[0] + "/health"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+          assertThat(health.statusCode()).isEqualTo(200);
+          assertThat(health.body()).isEqualTo("{\"status\":\"UP\"}");
         }
+        assertThat(plugin.registrationSocket()).exists();
+        // SIGTERM, as the kubelet stops the pod: the shutdown hook closes the context, which
+        // takes the kubelet's sockets away before the process ends.
+        plugin.close();
+        assertThat(plugin.registrationSocket()).doesNotExist();
+        assertThat(Files.readString(plugin.log())).contains("stopped serving the kubelet");
       }
     }
   }

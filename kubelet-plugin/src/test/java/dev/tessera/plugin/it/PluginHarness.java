@@ -93,7 +93,7 @@ public final class PluginHarness implements AutoCloseable {
                 "tessera.boot-id-file", bootIdFile().toString(),
                 "tessera.kubeconfig", api.writeKubeconfig(dir).toString(),
                 "tessera.exit-on-fatal", "false",
-                "micronaut.server.port", "-1"));
+                "tessera.metrics-port", "-1"));
     properties.putAll(extraProperties);
     context = ApplicationContext.builder().properties(properties).singletons(recordFatal).start();
     kubelet = new KubeletClient(registrationSocket(), draSocket());
