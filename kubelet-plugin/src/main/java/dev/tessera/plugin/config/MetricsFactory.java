@@ -25,7 +25,7 @@ public class MetricsFactory {
    * The JVM's memory, threads, classes, CPU, uptime and open files: the binders
    * micronaut-micrometer bound that read MXBeans the JVM has loaded anyway. Not its GC pauses (GC
    * notifications through JMX), executor or logback binders: nothing reads them (docs/decisions.md,
-   * 34).
+   * 35).
    */
   @Singleton
   PrometheusMeterRegistry prometheusRegistry() {
