@@ -1,16 +1,29 @@
 package dev.tessera.controller;
 
+import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.Micronaut;
+import java.util.concurrent.CountDownLatch;
 
 /** The controller: publishes every GPU node's ResourceSlices from its GpuNode. */
 public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws InterruptedException {
-    var context = Micronaut.build(args).mainClass(Main.class).banner(false).start();
-    // No HTTP server keeps the JVM up; the shutdown hook closes the context on SIGTERM.
-    while (context.isRunning()) {
-      Thread.sleep(1_000);
-    }
+    ApplicationContext context = Micronaut.build(args).mainClass(Main.class).banner(false).start();
+    // Micronaut adds its shutdown hook only for an embedded server, and the controller has none
+    // (its HTTP is the JDK's): without this hook SIGTERM ended the JVM with the context open, so
+    // the leader kept its Lease until it expired and the next replica waited that out. The hook
+    // closes the context (the Lease released, the webhook stopped); main lives until then.
+    var closed = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            Thread.ofPlatform()
+                .name("shutdown")
+                .unstarted(
+                    () -> {
+                      context.close();
+                      closed.countDown();
+                    }));
+    closed.await();
   }
 }

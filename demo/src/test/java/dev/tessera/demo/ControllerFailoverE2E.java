@@ -38,6 +38,9 @@ class ControllerFailoverE2E {
       assertThat(Files.readString(second.log())).doesNotContain(" leading ");
 
       tessera.processes().controller().close();
+      // Its context closed at SIGTERM: it gave its Lease up rather than leave it to expire.
+      assertThat(Files.readString(tessera.processes().controller().log()))
+          .contains("released the lead");
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> Files.readString(second.log()).contains(" leading "));
