@@ -1,8 +1,8 @@
 package dev.tessera.controller;
 
+import dev.tessera.api.lifecycle.ClosedAtShutdown;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.Micronaut;
-import java.util.concurrent.CountDownLatch;
 
 /** The controller: publishes every GPU node's ResourceSlices from its GpuNode. */
 public final class Main {
@@ -14,16 +14,6 @@ public final class Main {
     // (its HTTP is the JDK's): without this hook SIGTERM ended the JVM with the context open, so
     // the leader kept its Lease until it expired and the next replica waited that out. The hook
     // closes the context (the Lease released, the webhook stopped); main lives until then.
-    var closed = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            Thread.ofPlatform()
-                .name("shutdown")
-                .unstarted(
-                    () -> {
-                      context.close();
-                      closed.countDown();
-                    }));
-    closed.await();
+    ClosedAtShutdown.await(context::close);
   }
 }

@@ -1,8 +1,8 @@
 package dev.tessera.plugin;
 
+import dev.tessera.api.lifecycle.ClosedAtShutdown;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.Micronaut;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * The node plugin. {@code inventory [--driver-root DIR]} prints what NVML sees and exits, without a
@@ -25,16 +25,6 @@ public final class Main {
     // Micronaut closes the context on SIGTERM and keeps the JVM up only for an embedded server,
     // and the plugin has none (its HTTP is the JDK's): the hook closes it (sockets removed,
     // in-flight work finished) and main lives until then.
-    var closed = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            Thread.ofPlatform()
-                .name("shutdown")
-                .unstarted(
-                    () -> {
-                      context.close();
-                      closed.countDown();
-                    }));
-    closed.await();
+    ClosedAtShutdown.await(context::close);
   }
 }
