@@ -24,6 +24,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * {@code mig-dynamic}: per GPU the whole GPU and every MIG placement as devices, all consuming from
@@ -36,21 +38,36 @@ import java.util.Set;
  * MIG mode without a GPU reset, so they offer both; Ampere needs a reset, so an A100 offers only
  * what its current mode allows (placements in MIG mode, the whole GPU otherwise). A GPU without MIG
  * is offered whole without counters.
+ *
+ * <p>Only the counters the memory slices do not already bound are published ({@link
+ * ImpliedCounters}): on the simulated H100 that is the OFA engine, which only one {@code +me}
+ * placement may take; memory, multiprocessors and the other engines can never be overdrawn by
+ * placements that do not overlap. The allocatable sets are the same; the scheduler compares fewer.
  */
 final class MigDynamicOffering {
   private static final Set<String> TOGGLES_WITHOUT_RESET = Set.of("Hopper", "Blackwell");
 
-  private MigDynamicOffering() {}
+  /** A few GPU models a fleet; more keys than this are not worth remembering. */
+  private static final int REMEMBERED_MODELS = 64;
+
+  private final ImpliedCounters implied = new ImpliedCounters();
+
+  /** The search's answer per GPU model (its totals and placements), as every resync renders. */
+  private final Map<CounterModel, Set<String>> needed = new ConcurrentHashMap<>();
+
+  private record CounterModel(Map<String, Long> totals, List<Map<String, Long>> placements) {}
 
   static String counterSetName(Gpu gpu) {
     return "gpu-" + gpu.minor() + "-counters";
   }
 
+  private static final String MEMORY_SLICE_PREFIX = "memory-slice-";
+
   static String memorySliceCounter(int slice) {
-    return "memory-slice-" + slice;
+    return MEMORY_SLICE_PREFIX + slice;
   }
 
-  static List<DesiredSlice> render(NodeInventory node) {
+  List<DesiredSlice> render(NodeInventory node) {
     var counterSets = new ArrayList<CounterSet>();
     var partitioned = new ArrayList<DesiredSlice>();
     var plain = new ArrayList<Device>();
@@ -60,6 +77,8 @@ final class MigDynamicOffering {
         continue;
       }
       Map<String, Long> totals = totals(gpu);
+      Set<String> published = publishedCounters(gpu, totals);
+      totals.keySet().retainAll(published);
       counterSets.add(counterSet(gpu, totals));
       var devices = new ArrayList<Device>();
       if (offersWhole(gpu)) {
@@ -71,7 +90,9 @@ final class MigDynamicOffering {
           var attributes = DeviceFacts.migAttributes(node, gpu, profile.name());
           var capacity = DeviceFacts.migCapacity(profile);
           for (MigPlacement placement : profile.placements()) {
-            devices.add(placement(gpu, profile, placement, attributes, capacity));
+            var consumed = consumed(profile, placement);
+            consumed.keySet().retainAll(published);
+            devices.add(placement(gpu, profile, placement, consumed, attributes, capacity));
           }
         }
       }
@@ -90,6 +111,34 @@ final class MigDynamicOffering {
       slices.add(new DesiredSlice.Devices(chunk));
     }
     return slices;
+  }
+
+  /**
+   * What the scheduler must see of the GPU's counters: the memory slices, and what they do not
+   * bound over every placement the GPU has (not only those offered now: the answer is per model).
+   */
+  private Set<String> publishedCounters(Gpu gpu, Map<String, Long> totals) {
+    var placements = new ArrayList<Map<String, Long>>();
+    for (MigProfile profile : gpu.migProfiles()) {
+      for (MigPlacement placement : profile.placements()) {
+        placements.add(consumed(profile, placement));
+      }
+    }
+    var model = new CounterModel(Map.copyOf(totals), List.copyOf(placements));
+    Set<String> known = needed.get(model);
+    if (known != null) {
+      return known;
+    }
+    Set<String> slices =
+        totals.keySet().stream()
+            .filter(n -> n.startsWith(MEMORY_SLICE_PREFIX))
+            .collect(Collectors.toSet());
+    Set<String> answer = Set.copyOf(implied.needed(totals, placements, slices));
+    if (needed.size() >= REMEMBERED_MODELS) {
+      needed.clear();
+    }
+    needed.put(model, answer);
+    return answer;
   }
 
   private static boolean offersWhole(Gpu gpu) {
@@ -178,12 +227,8 @@ final class MigDynamicOffering {
    * Built with setters, not a builder, so the placements of a profile share one attribute and one
    * capacity map (a builder copies them; the render runs for every node on every resync).
    */
-  private static Device placement(
-      Gpu gpu,
-      MigProfile profile,
-      MigPlacement placement,
-      Map<String, DeviceAttribute> attributes,
-      Map<String, DeviceCapacity> capacity) {
+  /** Every counter a placement consumes something of. */
+  private static Map<String, Long> consumed(MigProfile profile, MigPlacement placement) {
     var consumed = new LinkedHashMap<String, Long>();
     for (int slice = placement.start(); slice < placement.start() + placement.size(); slice++) {
       consumed.put(memorySliceCounter(slice), 1L);
@@ -191,6 +236,16 @@ final class MigDynamicOffering {
     consumed.put(MEMORY, profile.memoryBytes());
     consumed.putAll(engines(profile));
     consumed.values().removeIf(v -> v == 0);
+    return consumed;
+  }
+
+  private static Device placement(
+      Gpu gpu,
+      MigProfile profile,
+      MigPlacement placement,
+      Map<String, Long> consumed,
+      Map<String, DeviceAttribute> attributes,
+      Map<String, DeviceCapacity> capacity) {
     var consumption = new DeviceCounterConsumption();
     consumption.setCounterSet(counterSetName(gpu));
     consumption.setCounters(counters(consumed));

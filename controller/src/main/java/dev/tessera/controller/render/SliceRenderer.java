@@ -11,6 +11,7 @@ import java.util.List;
  */
 public final class SliceRenderer {
   private final TaintEffect unhealthy;
+  private final MigDynamicOffering migDynamic = new MigDynamicOffering();
 
   /** Unhealthy devices tainted {@code NoSchedule}. */
   public SliceRenderer() {
@@ -33,7 +34,7 @@ public final class SliceRenderer {
     return switch (offering) {
       case EXCLUSIVE -> ExclusiveOffering.render(node);
       case MIG_STATIC -> MigStaticOffering.render(node);
-      case MIG_DYNAMIC -> MigDynamicOffering.render(node);
+      case MIG_DYNAMIC -> migDynamic.render(node);
       case SHARED -> SharedOffering.render(node);
     };
   }

@@ -3,15 +3,26 @@ package dev.tessera.controller.render;
 import static dev.tessera.controller.render.SimulatedInventories.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tessera.api.DeviceName;
+import dev.tessera.api.inventory.Gpu;
+import dev.tessera.api.inventory.MigPlacement;
+import dev.tessera.api.inventory.MigProfile;
+import dev.tessera.api.inventory.NodeInventory;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** What each offering publishes, on simulated nodes (GPU 0 in MIG mode with 3g@4 and 1g@0). */
 class OfferingsIT {
@@ -146,6 +157,110 @@ class OfferingsIT {
     }
   }
 
+  /**
+   * The sets of placements the scheduler may allocate together on a GPU are exactly those the
+   * hardware allows — placements on disjoint memory slices, and within the full profile's memory,
+   * multiprocessors and engines — though only the counters that decide something are published.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"A100-SXM4-40GB", "H100-SXM5-80GB", "H200-SXM5-141GB"})
+  void migDynamicCountersAllowExactlyTheSetsOfPlacementsTheHardwareAllows(String model)
+      throws Exception {
+    NodeInventory node = node(model, 1);
+    Gpu gpu = node.gpus().get(0);
+    List<DesiredSlice> slices = renderer.render(node, Offering.MIG_DYNAMIC);
+    CounterSet set = counterSets(slices).get("gpu-0-counters");
+    Map<String, Device> published =
+        devices(slices).stream()
+            .filter(d -> d.getName().startsWith("gpu-0-mig-"))
+            .collect(Collectors.toMap(Device::getName, d -> d));
+
+    List<String> names = new ArrayList<>();
+    List<long[]> hardware = new ArrayList<>();
+    MigProfile full =
+        gpu.migProfiles().stream().max(Comparator.comparingInt(MigProfile::sliceCount)).get();
+    long[] limits = resources(full, Math.max(gpu.memoryBytes(), full.memoryBytes()), null);
+    for (MigProfile profile : gpu.migProfiles()) {
+      for (MigPlacement placement : profile.placements()) {
+        names.add(new DeviceName.Mig(0, profile.name(), placement.start()).value());
+        hardware.add(resources(profile, profile.memoryBytes(), placement));
+      }
+    }
+    assertThat(published.keySet()).containsExactlyInAnyOrderElementsOf(names);
+
+    Set<Set<String>> hardwareAllows = new HashSet<>();
+    Set<Set<String>> countersAllow = new HashSet<>();
+    enumerate(
+        names, 0, new ArrayList<>(), hardwareAllows, chosen -> fits(chosen, hardware, limits));
+    enumerate(
+        names,
+        0,
+        new ArrayList<>(),
+        countersAllow,
+        chosen ->
+            fitsTogether(set, chosen.stream().map(i -> published.get(names.get(i))).toList()));
+    assertThat(countersAllow).isEqualTo(hardwareAllows).hasSizeGreaterThan(100);
+    // Fewer counters than the hardware has: the memory slices decide most, OFA the +me profile.
+    assertThat(set.getCounters().keySet())
+        .contains("memory-slice-0", "ofa-engines")
+        .doesNotContain("memory", "multiprocessors", "copy-engines");
+  }
+
+  /** Memory slices (one per slot), memory, SMs and the engines; null placement: the totals. */
+  private static long[] resources(MigProfile p, long memory, MigPlacement placement) {
+    long[] r = new long[8 + 7];
+    for (int s = 0; s < 8; s++) {
+      r[s] =
+          placement == null || (s >= placement.start() && s < placement.start() + placement.size())
+              ? 1
+              : 0;
+    }
+    long[] rest = {
+      memory,
+      p.multiprocessors(),
+      p.copyEngines(),
+      p.decoders(),
+      p.encoders(),
+      p.jpegEngines(),
+      p.ofaEngines()
+    };
+    System.arraycopy(rest, 0, r, 8, rest.length);
+    return r;
+  }
+
+  private static boolean fits(List<Integer> chosen, List<long[]> consumed, long[] limits) {
+    for (int r = 0; r < limits.length; r++) {
+      long sum = 0;
+      for (int i : chosen) {
+        sum += consumed.get(i)[r];
+      }
+      if (sum > limits[r]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Every allowed set, reached by growing allowed sets (both rules allow every subset of an allowed
+   * set).
+   */
+  private static void enumerate(
+      List<String> names,
+      int from,
+      List<Integer> chosen,
+      Set<Set<String>> allowed,
+      java.util.function.Predicate<List<Integer>> allows) {
+    allowed.add(chosen.stream().map(names::get).collect(Collectors.toSet()));
+    for (int i = from; i < names.size(); i++) {
+      chosen.add(i);
+      if (allows.test(chosen)) {
+        enumerate(names, i + 1, chosen, allowed, allows);
+      }
+      chosen.remove(chosen.size() - 1);
+    }
+  }
+
   @Test
   void migDynamicOnAmpereOffersOnlyWhatTheCurrentMigModeAllows() throws Exception {
     var devices = devices(renderer.render(node("A100-SXM4-40GB", 2), Offering.MIG_DYNAMIC));
@@ -189,8 +304,12 @@ class OfferingsIT {
   }
 
   private static boolean fitsTogether(CounterSet set, Device a, Device b) {
+    return fitsTogether(set, List.of(a, b));
+  }
+
+  private static boolean fitsTogether(CounterSet set, List<Device> chosen) {
     Map<String, BigDecimal> used = new HashMap<>();
-    for (Device d : List.of(a, b)) {
+    for (Device d : chosen) {
       d.getConsumesCounters()
           .get(0)
           .getCounters()
