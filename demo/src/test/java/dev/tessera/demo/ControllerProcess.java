@@ -71,6 +71,11 @@ final class ControllerProcess implements AutoCloseable {
     return statusField("VmRSS:");
   }
 
+  /** CPU the process has used so far (user and system), in seconds. */
+  double cpuSeconds() {
+    return process.toHandle().info().totalCpuDuration().map(d -> d.toMillis() / 1e3).orElse(0.0);
+  }
+
   /** The process's peak resident set ({@code VmHWM}), in KiB. */
   long peakRssKib() throws IOException {
     return statusField("VmHWM:");

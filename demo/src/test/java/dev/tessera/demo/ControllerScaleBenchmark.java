@@ -87,7 +87,10 @@ public final class ControllerScaleBenchmark {
         nodeUids.add(f.get());
       }
       double seedSeconds = (System.nanoTime() - t0) / 1e9;
+      Cpu beforeRaw = Cpu.now();
       Raw raw = rawCreate(client, pool, template, offering, nodeUids);
+      Cpu rawCpu = Cpu.now().minus(beforeRaw);
+      Cpu beforeController = Cpu.now();
 
       long start = System.nanoTime();
       var env =
@@ -126,6 +129,8 @@ public final class ControllerScaleBenchmark {
         LocalTime lastWrite = publishTimes.stream().max(LocalTime::compareTo).orElseThrow();
         double toFirst = java.time.Duration.between(startedAt, firstWrite).toMillis() / 1e3;
         double writePhase = java.time.Duration.between(firstWrite, lastWrite).toMillis() / 1e3;
+        Cpu controllerCpu = Cpu.now().minus(beforeController);
+        double controllerSeconds = controller.cpuSeconds();
         long slices = sliceCount(client);
         long rssConverged = controller.rssKib();
         long writesBefore = publishLines(controller.log());
@@ -147,7 +152,10 @@ public final class ControllerScaleBenchmark {
                 + " %.1f s / %.1f s (%.2f x raw) |%n"
                 + "| controller RSS when converged / after 2 idle resyncs / peak | %d / %d / %d MiB"
                 + " (-Xmx%s) |%n"
-                + "| slice writes during 2 resyncs with nothing changed | %d |%n",
+                + "| slice writes during 2 resyncs with nothing changed | %d |%n"
+                + "| CPU, raw phase: kube-apiserver / etcd / the plain client's JVM | %.1f / %.1f / %.1f s |%n"
+                + "| CPU, controller phase: kube-apiserver / etcd / controller / this JVM | %.1f / %.1f / %.1f"
+                + " / %.1f s |%n",
             nodes,
             offering.label(),
             slices,
@@ -166,7 +174,14 @@ public final class ControllerScaleBenchmark {
             rssSteady / 1024,
             hwm / 1024,
             heap,
-            steadyWrites);
+            steadyWrites,
+            rawCpu.apiServer(),
+            rawCpu.etcd(),
+            rawCpu.self(),
+            controllerCpu.apiServer(),
+            controllerCpu.etcd(),
+            controllerSeconds,
+            controllerCpu.self());
       }
     } finally {
       cleanUp(cluster);
@@ -177,6 +192,43 @@ public final class ControllerScaleBenchmark {
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
     try (var nvml = JnaNvml.open(root)) {
       return GpuDiscovery.onNode(nvml, root).discover();
+    }
+  }
+
+  /**
+   * CPU seconds used so far by the API server, etcd and this JVM: where a phase's time went, on
+   * cores they all share.
+   */
+  private record Cpu(double apiServer, double etcd, double self) {
+    static Cpu now() throws java.io.IOException {
+      return new Cpu(
+          ofCommand("kube-apiserver"),
+          ofCommand("etcd"),
+          ProcessHandle.current().info().totalCpuDuration().orElseThrow().toMillis() / 1e3);
+    }
+
+    Cpu minus(Cpu before) {
+      return new Cpu(apiServer - before.apiServer, etcd - before.etcd, self - before.self);
+    }
+
+    /** utime + stime of every process with that command name, in seconds (USER_HZ 100). */
+    private static double ofCommand(String command) throws java.io.IOException {
+      double seconds = 0;
+      try (var procs = Files.list(Path.of("/proc"))) {
+        for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+          try {
+            if (!Files.readString(proc.resolve("comm")).trim().equals(command)) {
+              continue;
+            }
+            String stat = Files.readString(proc.resolve("stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            seconds += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+          } catch (java.io.IOException gone) {
+            // the process ended while the list was read
+          }
+        }
+      }
+      return seconds;
     }
   }
 
