@@ -108,7 +108,7 @@ public final class ControllerScaleBenchmark {
               REPO.resolve("controller/target/tessera-controller.jar"),
               work.resolve("controller"),
               env,
-              List.of("-XX:+UseSerialGC", "-Xmx" + heap, "-XX:TieredStopAtLevel=1"))) {
+              jvmOptions(heap))) {
         // Watched through the controller's own log (a file read), and confirmed by one list of the
         // slices once every node says published: listing 9,000 slices of ~90 KiB every 2 s, as
         // this benchmark did, took the API server's cores from the writes it measures.
@@ -230,6 +230,29 @@ public final class ControllerScaleBenchmark {
       }
       return seconds;
     }
+  }
+
+  /**
+   * The flags the controller's image runs with ({@code controller/jvm.options}), its heap given
+   * here instead of as a share of a container's memory, plus any in {@code
+   * -Dtessera.bench.controllerJvm} (space-separated: a profiler, another GC).
+   */
+  private static List<String> jvmOptions(String heap) throws java.io.IOException {
+    var options = new ArrayList<String>();
+    for (String line : Files.readAllLines(REPO.resolve("controller/jvm.options"))) {
+      String option = line.trim();
+      if (!option.isEmpty()
+          && !option.startsWith("#")
+          && !option.startsWith("-XX:MaxRAMPercentage")) {
+        options.add(option);
+      }
+    }
+    options.add("-Xmx" + heap);
+    String extra = System.getProperty("tessera.bench.controllerJvm", "").trim();
+    if (!extra.isEmpty()) {
+      options.addAll(List.of(extra.split("\\s+")));
+    }
+    return options;
   }
 
   /** How long the plain client took for how many slices. */
