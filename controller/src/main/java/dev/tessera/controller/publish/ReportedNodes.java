@@ -37,6 +37,7 @@ final class ReportedNodes {
   private final SliceRenderer renderer;
   private final Map<String, Reported> byNode = new ConcurrentHashMap<>();
   private final Set<String> rejected = ConcurrentHashMap.newKeySet();
+  private final SharedMigProfiles profiles = new SharedMigProfiles();
 
   ReportedNodes(JsonMapper json) {
     this(json, new SliceRenderer());
@@ -85,6 +86,7 @@ final class ReportedNodes {
     if (inventory == null) {
       return null;
     }
+    inventory = profiles.share(inventory);
     // A report that cannot be rendered would fail every reconcile of the node, retried forever.
     NodeHealth health = health(gpuNode, fields);
     String uid = gpuNode.getMetadata().getUid() == null ? "" : gpuNode.getMetadata().getUid();
