@@ -76,11 +76,13 @@ kind_engine() {
 # docker_answers: a docker CLI whose server (Docker's daemon, or podman's API socket) answers.
 docker_answers() { command -v docker >/dev/null && docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 
-# apt_install PACKAGE...: Debian packages, as root.
+# apt_install PACKAGE...: Debian packages, as root. Says so on stderr: node-image's stdout is the image's ref, read
+# by its callers (on a fresh host the first line used to be this one, and the kind tier looked for a node image
+# named "[hh:mm:ss] apt-get install debootstrap").
 apt_install() {
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then die "missing (install them): $*"; fi
-  say "apt-get install $*"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  say "apt-get install $*" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
