@@ -52,10 +52,13 @@ final class MigDynamicOffering {
 
   private final ImpliedCounters implied = new ImpliedCounters();
 
-  /** The search's answer per GPU model (its totals and placements), as every resync renders. */
+  /**
+   * The search's answer per GPU model, as every resync renders: the counters follow from the GPU's
+   * memory and its profile table alone, so those are the key, and a hit builds nothing.
+   */
   private final Map<CounterModel, Set<String>> needed = new ConcurrentHashMap<>();
 
-  private record CounterModel(Map<String, Long> totals, List<Map<String, Long>> placements) {}
+  private record CounterModel(long memoryBytes, List<MigProfile> profiles) {}
 
   static String counterSetName(Gpu gpu) {
     return "gpu-" + gpu.minor() + "-counters";
@@ -118,16 +121,16 @@ final class MigDynamicOffering {
    * bound over every placement the GPU has (not only those offered now: the answer is per model).
    */
   private Set<String> publishedCounters(Gpu gpu, Map<String, Long> totals) {
+    var model = new CounterModel(gpu.memoryBytes(), gpu.migProfiles());
+    Set<String> known = needed.get(model);
+    if (known != null) {
+      return known;
+    }
     var placements = new ArrayList<Map<String, Long>>();
     for (MigProfile profile : gpu.migProfiles()) {
       for (MigPlacement placement : profile.placements()) {
         placements.add(consumed(profile, placement));
       }
-    }
-    var model = new CounterModel(Map.copyOf(totals), List.copyOf(placements));
-    Set<String> known = needed.get(model);
-    if (known != null) {
-      return known;
     }
     Set<String> slices =
         totals.keySet().stream()
@@ -223,10 +226,6 @@ final class MigDynamicOffering {
         .build();
   }
 
-  /**
-   * Built with setters, not a builder, so the placements of a profile share one attribute and one
-   * capacity map (a builder copies them; the render runs for every node on every resync).
-   */
   /** Every counter a placement consumes something of. */
   private static Map<String, Long> consumed(MigProfile profile, MigPlacement placement) {
     var consumed = new LinkedHashMap<String, Long>();
@@ -239,6 +238,10 @@ final class MigDynamicOffering {
     return consumed;
   }
 
+  /**
+   * Built with setters, not a builder, so the placements of a profile share one attribute and one
+   * capacity map (a builder copies them; the render runs for every node on every resync).
+   */
   private static Device placement(
       Gpu gpu,
       MigProfile profile,
