@@ -152,7 +152,7 @@ public class NodePoolController {
         return true; // the lead is gone: no write from stale caches
       }
       writer.write(node, plan.writes());
-      plan.offeringStatus().ifPresent(offering -> statusWriter.writeOffering(node, offering));
+      plan.offeringStatus().ifPresent(offering -> writeOffering(node, offering));
       tellHealthChanges(inputs);
       if (!plan.writes().isEmpty()) {
         LOG.atInfo()
@@ -170,6 +170,15 @@ public class NodePoolController {
       LOG.atWarn().addKeyValue("node", node).setCause(e).log("cannot reconcile the node's slices");
       return false;
     }
+  }
+
+  /**
+   * Writes the GpuNode's {@code status.offering}, told to the reports first: the watch event of
+   * this write may come before the write returns, and must not reconcile the node again.
+   */
+  private void writeOffering(String node, String offering) {
+    reported.offeringWritten(node, offering);
+    statusWriter.writeOffering(node, offering);
   }
 
   /** Events for the taints just published that differ from those published before. */

@@ -77,24 +77,30 @@ final class PoolInformers implements AutoCloseable {
             client.genericKubernetesResources(GPU_NODES).withLimit(LIST_PAGE).runnableInformer(0),
             GenericKubernetesResource.class,
             "metadata.uid");
+    // Named only when what decides the pool changed: the controller's own status.offering write
+    // comes back here too (ReportedNodes.update).
     gpuNodes.addEventHandler(
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(GenericKubernetesResource obj) {
             reported.update(obj);
+            touched.accept(obj.getMetadata().getName());
           }
 
           @Override
           public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
-            reported.update(after);
+            if (reported.update(after)) {
+              touched.accept(after.getMetadata().getName());
+            }
           }
 
           @Override
           public void onDelete(GenericKubernetesResource obj, boolean unknownFinalState) {
             reported.remove(obj.getMetadata().getName());
+            touched.accept(obj.getMetadata().getName());
           }
         });
-    inform(gpuNodes, o -> o.getMetadata().getName(), touched);
+    informers.add(gpuNodes);
     // Nodes: only the offering label and the UID (a real Node's status is large).
     nodes =
         inform(

@@ -6,6 +6,7 @@ import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,6 +40,13 @@ final class ReportedNodes {
   private final Set<String> rejected = ConcurrentHashMap.newKeySet();
   private final SharedMigProfiles profiles = new SharedMigProfiles();
 
+  /**
+   * The {@code status.offering} the controller itself last wrote to each node's GpuNode: the watch
+   * event its own write brings back changes nothing that decides the pool, and at a fleet's first
+   * publish reconciling every node a second time for it cost as much as the first time.
+   */
+  private final Map<String, String> offeringsWritten = new ConcurrentHashMap<>();
+
   ReportedNodes(JsonMapper json) {
     this(json, new SliceRenderer());
   }
@@ -51,12 +59,17 @@ final class ReportedNodes {
     this.renderer = renderer;
   }
 
-  /** Takes a GpuNode as the API server has it now. */
-  void update(GenericKubernetesResource gpuNode) {
+  /**
+   * Takes a GpuNode as the API server has it now; returns whether the node's pool may need
+   * reconciling for it. It needs none when the report is the one already held and its offering is
+   * unchanged or the one the controller wrote (the event of its own {@code status.offering} write).
+   */
+  boolean update(GenericKubernetesResource gpuNode) {
     String name = gpuNode.getMetadata().getName();
+    Reported before = byNode.get(name);
     Reported report = null;
     try {
-      report = report(gpuNode);
+      report = report(gpuNode, before);
       rejected.remove(name);
     } catch (RejectedReport e) {
       LOG.atWarn()
@@ -68,13 +81,29 @@ final class ReportedNodes {
     }
     if (report == null) {
       byNode.remove(name);
-    } else {
-      byNode.put(name, report);
+      return true;
     }
+    byNode.put(name, report);
+    return before == null
+        || before.inventory() != report.inventory()
+        || before.health() != report.health()
+        || !before.uid().equals(report.uid())
+        || !(Objects.equals(before.offering(), report.offering())
+            || Objects.equals(offeringsWritten.get(name), report.offering()));
   }
 
-  /** The report in a GpuNode; null while the plugin has reported no inventory. */
-  private Reported report(GenericKubernetesResource gpuNode) throws RejectedReport {
+  /** The controller writes {@code offering} to the node's GpuNode status (see {@link #update}). */
+  void offeringWritten(String nodeName, String offering) {
+    offeringsWritten.put(nodeName, offering);
+  }
+
+  /**
+   * The report in a GpuNode; null while the plugin has reported no inventory. A report equal to the
+   * one held ({@code before}) keeps its records: they were checked already, and the caller tells an
+   * unchanged report by identity.
+   */
+  private Reported report(GenericKubernetesResource gpuNode, Reported before)
+      throws RejectedReport {
     Object status = gpuNode.getAdditionalProperties().get("status");
     if (status == null) {
       return null;
@@ -86,11 +115,14 @@ final class ReportedNodes {
     if (inventory == null) {
       return null;
     }
-    inventory = profiles.share(inventory);
-    // A report that cannot be rendered would fail every reconcile of the node, retried forever.
     NodeHealth health = health(gpuNode, fields);
     String uid = gpuNode.getMetadata().getUid() == null ? "" : gpuNode.getMetadata().getUid();
     String offering = fields.get("offering") instanceof String o ? o : null;
+    if (before != null && before.inventory().equals(inventory) && before.health().equals(health)) {
+      return new Reported(before.inventory(), before.health(), uid, offering);
+    }
+    inventory = profiles.share(inventory);
+    // A report that cannot be rendered would fail every reconcile of the node, retried forever.
     String unrenderable = unrenderable(inventory, health);
     if (unrenderable == null) {
       return new Reported(inventory, health, uid, offering);
@@ -130,6 +162,7 @@ final class ReportedNodes {
   void remove(String nodeName) {
     byNode.remove(nodeName);
     rejected.remove(nodeName);
+    offeringsWritten.remove(nodeName);
   }
 
   /** How many nodes' statuses were rejected (for the rejected-nodes gauge). */
