@@ -29,10 +29,12 @@ import tools.jackson.databind.json.JsonMapper;
  * node each event is about; the {@link NodeQueue} holds each such node once and backs off the ones
  * that fail; a worker reads the node's {@link NodeInputs}, the {@link PoolPlanner} decides the
  * writes (nothing when nothing changed) and the {@link SliceWriter} makes them; the GpuNode's
- * {@code status.offering} is written when it says another offering, and a change of the devices'
- * taints is told as Events on the GpuNode. A resync names every node now and then (a Lease's expiry
- * makes no event). Several workers reconcile different nodes at once; the queue never hands one
- * node to two of them, so the writes of one node never race.
+ * {@code status.offering} is written behind the slices ({@link OfferingStatusWrites}) when it says
+ * another offering, and a change of the devices' taints is told as Events on the GpuNode. A node
+ * whose inputs are those of its last reconcile, which wrote nothing, is not planned again ({@link
+ * SettledPools}). A resync names every node now and then (a Lease's expiry makes no event). Several
+ * workers reconcile different nodes at once; the queue never hands one node to two of them, so the
+ * writes of one node never race.
  */
 @Singleton
 public class NodePoolController {
@@ -45,9 +47,10 @@ public class NodePoolController {
   private final NodeQueue queue;
   private final MeterRegistry metrics;
   private final ReportedNodes reported;
+  private final SettledPools settled = new SettledPools();
   private final List<Thread> workers;
   private volatile boolean stopped;
-  private final GpuNodeStatusWriter statusWriter;
+  private final OfferingStatusWrites offeringWrites;
   private final EventRecorder events;
 
   /**
@@ -56,6 +59,9 @@ public class NodePoolController {
    * change tells what changed. Each node's entry is touched only by the worker that has the node.
    */
   private final Map<String, NodeHealth> publishedHealth = new ConcurrentHashMap<>();
+
+  /** The longest a GpuNode's {@code status.offering} waits behind other nodes' slices. */
+  private static final Duration OFFERING_WRITE_PATIENCE = Duration.ofSeconds(30);
 
   private final ScheduledExecutorService resync =
       Executors.newSingleThreadScheduledExecutor(
@@ -72,7 +78,6 @@ public class NodePoolController {
       EventRecorder events) {
     this.config = config;
     this.events = events;
-    this.statusWriter = new GpuNodeStatusWriter(client);
     this.metrics = metrics;
     this.reported = new ReportedNodes(json, renderer);
     this.informers = new PoolInformers(client, config, reported, clock);
@@ -83,6 +88,17 @@ public class NodePoolController {
             Offering.fromLabel(config.defaultOffering()).orElse(Offering.EXCLUSIVE));
     this.writer = new SliceWriter(client, metrics);
     this.queue = new NodeQueue(new Backoff(config.retryInitial(), config.retryMax()), clock);
+    var statusWriter = new GpuNodeStatusWriter(client);
+    this.offeringWrites =
+        new OfferingStatusWrites(
+            (node, offering) -> {
+              // Told first: the watch event of this write may come before the write returns.
+              reported.offeringWritten(node, offering);
+              statusWriter.writeOffering(node, offering);
+            },
+            queue::depth,
+            clock,
+            OFFERING_WRITE_PATIENCE);
     this.workers =
         IntStream.range(0, config.workers())
             .mapToObj(i -> Thread.ofPlatform().name("node-pools-" + i).unstarted(this::work))
@@ -99,6 +115,9 @@ public class NodePoolController {
     Gauge.builder("tessera.controller.queue.depth", queue::depth)
         .description("Nodes waiting for a worker to reconcile their pool")
         .register(metrics);
+    Gauge.builder("tessera.controller.offering.writes.pending", offeringWrites::pending)
+        .description("GpuNodes whose status.offering waits to be written behind the slices")
+        .register(metrics);
     Gauge.builder("tessera.controller.queue.backoff", queue::backingOff)
         .description("Nodes whose last reconcile failed, waiting out their backoff")
         .register(metrics);
@@ -109,6 +128,7 @@ public class NodePoolController {
     // Events that come while the informers sync wait in the queue: the worker starts after.
     informers.start(queue::add);
     workers.forEach(Thread::start);
+    offeringWrites.start();
     long period = config.resync().toMillis();
     resync.scheduleWithFixedDelay(
         () -> informers.knownNodes().forEach(queue::add), period, period, TimeUnit.MILLISECONDS);
@@ -140,6 +160,10 @@ public class NodePoolController {
     Timer.Sample sample = Timer.start(metrics);
     try {
       NodeInputs inputs = informers.inputs(node);
+      if (settled.holds(inputs)) {
+        sample.stop(reconcileTimer("unchanged"));
+        return true;
+      }
       PoolPlanner.Plan plan = planner.plan(inputs);
       plan.unknownLabel()
           .ifPresent(
@@ -149,11 +173,17 @@ public class NodePoolController {
                       .addKeyValue("offering", label)
                       .log("unknown offering; using the default"));
       if (stopped) {
+        settled.forget(node);
         return true; // the lead is gone: no write from stale caches
       }
       writer.write(node, plan.writes());
-      plan.offeringStatus().ifPresent(offering -> writeOffering(node, offering));
+      plan.offeringStatus().ifPresent(offering -> offeringWrites.wish(node, offering));
       tellHealthChanges(inputs);
+      if (plan.writes().isEmpty() && plan.offeringStatus().isEmpty()) {
+        settled.settle(inputs);
+      } else {
+        settled.forget(node);
+      }
       if (!plan.writes().isEmpty()) {
         LOG.atInfo()
             .addKeyValue("node", node)
@@ -166,19 +196,11 @@ public class NodePoolController {
       sample.stop(reconcileTimer("success"));
       return true;
     } catch (RuntimeException e) {
+      settled.forget(node);
       sample.stop(reconcileTimer("error"));
       LOG.atWarn().addKeyValue("node", node).setCause(e).log("cannot reconcile the node's slices");
       return false;
     }
-  }
-
-  /**
-   * Writes the GpuNode's {@code status.offering}, told to the reports first: the watch event of
-   * this write may come before the write returns, and must not reconcile the node again.
-   */
-  private void writeOffering(String node, String offering) {
-    reported.offeringWritten(node, offering);
-    statusWriter.writeOffering(node, offering);
   }
 
   /** Events for the taints just published that differ from those published before. */
@@ -197,7 +219,9 @@ public class NodePoolController {
 
   private Timer reconcileTimer(String outcome) {
     return Timer.builder("tessera.controller.reconcile")
-        .description("Reconciling one node's pool: render, diff and the API writes")
+        .description(
+            "Reconciling one node's pool: render, diff and the API writes (outcome unchanged: its"
+                + " inputs were those of its last reconcile, which wrote nothing; nothing rendered)")
         .tag("outcome", outcome)
         .register(metrics);
   }
@@ -206,6 +230,7 @@ public class NodePoolController {
   void stop() {
     stopped = true;
     workers.forEach(Thread::interrupt);
+    offeringWrites.close();
     resync.shutdownNow();
     informers.close();
   }

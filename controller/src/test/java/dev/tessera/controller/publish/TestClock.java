@@ -8,7 +8,7 @@ import java.time.ZoneOffset;
 
 /** A clock the test moves by hand. */
 final class TestClock extends Clock {
-  private Instant now;
+  private volatile Instant now;
 
   TestClock(Instant start) {
     this.now = start;
