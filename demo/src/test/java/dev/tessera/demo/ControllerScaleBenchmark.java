@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,10 +51,131 @@ import tools.jackson.databind.json.JsonMapper;
 public final class ControllerScaleBenchmark {
   private static final Path REPO =
       Path.of(System.getProperty("tessera.repo.dir", ".")).toAbsolutePath().normalize();
-  private static final String PREFIX = "scale-node-";
+  static final String PREFIX = "scale-node-";
   private static final String RAW_DRIVER = "raw.bench.tessera.dev";
 
-  private ControllerScaleBenchmark() {}
+  /**
+   * Where, and under which names, the measured controller runs: the production names for the
+   * benchmark; the smoke runs beside whatever else the test cluster runs, so it uses its own.
+   *
+   * @param steady how long the controller is watched for writes once everything is published
+   */
+  record Setting(
+      String driverName,
+      String leaseNamespace,
+      String electionNamespace,
+      Duration resync,
+      Duration steady) {
+    static Setting production() {
+      return new Setting(
+          "gpu.tessera.dev",
+          "kube-node-lease",
+          "kube-system",
+          Duration.ofSeconds(30),
+          Duration.ofSeconds(65)); // two resyncs
+    }
+  }
+
+  /** What one run measured. */
+  record Figures(
+      int nodes,
+      Offering offering,
+      long slices,
+      double seedSeconds,
+      Raw raw,
+      String workers,
+      double convergeSeconds,
+      double offeringsSeconds,
+      double toFirstSeconds,
+      double writePhaseSeconds,
+      long rssConvergedKib,
+      long rssSteadyKib,
+      long peakRssKib,
+      String heap,
+      long steadyWrites,
+      Cpu rawCpu,
+      Cpu controllerCpu,
+      double controllerCpuSeconds,
+      double steadySeconds,
+      double steadyCpuSeconds) {
+
+    String table() {
+      return String.format(
+          Locale.ROOT,
+          "| figure | value |%n|---|---|%n"
+              + "| nodes (GpuNodes, Leases) | %d, offering %s, 8 x H100 each |%n"
+              + "| ResourceSlices published | %d |%n"
+              + "| seeding the API server | %.1f s |%n"
+              + "| raw: a plain client creating the same %d slices, 16 nodes in parallel | %.1f s"
+              + " (%.0f slices/s) |%n"
+              + "| controller start to every pool published (workers: %s) | %.1f s (%.0f slices/s,"
+              + " %.2f x raw) |%n"
+              + "| controller start to every GpuNode's status.offering written (behind the slices) |"
+              + " %.1f s |%n"
+              + "| of which start to the first node published / first to last node published |"
+              + " %.1f s / %.1f s (%.2f x raw) |%n"
+              + "| controller RSS when converged / after the idle wait / peak | %d / %d / %d MiB"
+              + " (-Xmx%s) |%n"
+              + "| slice writes during the idle wait (nothing changed) | %d |%n"
+              + "| controller CPU during the idle wait of %.0f s (resyncs) | %.1f s |%n"
+              + "| CPU, raw phase: kube-apiserver / etcd / the plain client's JVM | %.1f / %.1f / %.1f"
+              + " s |%n"
+              + "| CPU, controller phase: kube-apiserver / etcd / controller / this JVM | %.1f / %.1f /"
+              + " %.1f / %.1f s |%n",
+          nodes,
+          offering.label(),
+          slices,
+          seedSeconds,
+          raw.slices(),
+          raw.seconds(),
+          raw.slices() / raw.seconds(),
+          workers.isBlank() ? "default" : workers,
+          convergeSeconds,
+          slices / convergeSeconds,
+          raw.seconds() / convergeSeconds,
+          offeringsSeconds,
+          toFirstSeconds,
+          writePhaseSeconds,
+          raw.seconds() / writePhaseSeconds,
+          rssConvergedKib / 1024,
+          rssSteadyKib / 1024,
+          peakRssKib / 1024,
+          heap,
+          steadyWrites,
+          steadySeconds,
+          steadyCpuSeconds,
+          rawCpu.apiServer(),
+          rawCpu.etcd(),
+          rawCpu.self(),
+          controllerCpu.apiServer(),
+          controllerCpu.etcd(),
+          controllerCpuSeconds,
+          controllerCpu.self());
+    }
+  }
+
+  private final Cluster cluster;
+  private final KubernetesClient client;
+  private final ExecutorService pool;
+  private final Path work;
+  private final Setting setting;
+  private final NodeInventory template;
+  private final JsonMapper json = JsonMapper.builder().build();
+
+  ControllerScaleBenchmark(
+      Cluster cluster,
+      KubernetesClient client,
+      ExecutorService pool,
+      Path work,
+      Setting setting,
+      NodeInventory template) {
+    this.cluster = cluster;
+    this.client = client;
+    this.pool = pool;
+    this.work = work;
+    this.setting = setting;
+    this.template = template;
+  }
 
   public static void main(String[] args) throws Exception {
     int nodes = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
@@ -68,127 +190,122 @@ public final class ControllerScaleBenchmark {
               throw new IllegalStateException("no local cluster: " + reason);
             });
     Path work = Files.createTempDirectory("tessera-scale");
-    NodeInventory template = inventory(work);
-    var json = JsonMapper.builder().build();
     try (KubernetesClient client = cluster.adminClient();
         ExecutorService pool = Executors.newFixedThreadPool(16)) {
-      try (var in = Files.newInputStream(REPO.resolve("deploy/manifests/gpunode-crd.yaml"))) {
-        client.load(in).forceConflicts().serverSideApply();
+      var bench =
+          new ControllerScaleBenchmark(
+              cluster, client, pool, work, Setting.production(), inventory(work));
+      try {
+        System.out.print(bench.run(nodes, offering, heap, workers).table());
+      } finally {
+        bench.cleanUp();
       }
-      Thread.sleep(2000); // the CRD's endpoints come up
-      long t0 = System.nanoTime();
-      List<Future<String>> created = new ArrayList<>();
-      for (int i = 0; i < nodes; i++) {
-        int n = i;
-        created.add(pool.submit(() -> createNode(client, json, template, offering, n)));
-      }
-      List<String> nodeUids = new ArrayList<>();
-      for (Future<String> f : created) {
-        nodeUids.add(f.get());
-      }
-      double seedSeconds = (System.nanoTime() - t0) / 1e9;
-      Cpu beforeRaw = Cpu.now();
-      Raw raw = rawCreate(client, pool, template, offering, nodeUids);
-      Cpu rawCpu = Cpu.now().minus(beforeRaw);
-      Cpu beforeController = Cpu.now();
-
-      long start = System.nanoTime();
-      var env =
-          new java.util.HashMap<>(
-              Map.of(
-                  "TESSERA_CONTROLLER_KUBECONFIG",
-                  cluster.adminKubeconfig().toString(),
-                  "TESSERA_CONTROLLER_RESYNC",
-                  "30s"));
-      if (!workers.isBlank()) {
-        env.put("TESSERA_CONTROLLER_WORKERS", workers);
-      }
-      try (ControllerProcess controller =
-          ControllerProcess.start(
-              REPO.resolve("controller/target/tessera-controller.jar"),
-              work.resolve("controller"),
-              env,
-              jvmOptions(heap))) {
-        // Watched through the controller's own log (a file read), and confirmed by one list of the
-        // slices once every node says published: listing 9,000 slices of ~90 KiB every 2 s, as
-        // this benchmark did, took the API server's cores from the writes it measures.
-        LocalTime startedAt = LocalTime.now(); // the zone the controller logs in
-        while (publishedNodes(controller.log()).size() < nodes || publishedPools(client) < nodes) {
-          if (!controller.alive()) {
-            throw new IllegalStateException(
-                "the controller died; see " + controller.log() + "\n" + tail(controller.log()));
-          }
-          if (System.nanoTime() - start > Duration.ofMinutes(20).toNanos()) {
-            throw new IllegalStateException("pools not published within 20 minutes");
-          }
-          Thread.sleep(publishedNodes(controller.log()).size() < nodes ? 250 : 2000);
-        }
-        double convergeSeconds = (System.nanoTime() - start) / 1e9;
-        var publishTimes = publishedNodes(controller.log()).values();
-        LocalTime firstWrite = publishTimes.stream().min(LocalTime::compareTo).orElseThrow();
-        LocalTime lastWrite = publishTimes.stream().max(LocalTime::compareTo).orElseThrow();
-        double toFirst = java.time.Duration.between(startedAt, firstWrite).toMillis() / 1e3;
-        double writePhase = java.time.Duration.between(firstWrite, lastWrite).toMillis() / 1e3;
-        Cpu controllerCpu = Cpu.now().minus(beforeController);
-        double controllerSeconds = controller.cpuSeconds();
-        long slices = sliceCount(client);
-        long rssConverged = controller.rssKib();
-        long writesBefore = publishLines(controller.log());
-        Thread.sleep(Duration.ofSeconds(65)); // two resyncs of 30 s
-        long steadyWrites = publishLines(controller.log()) - writesBefore;
-        long rssSteady = controller.rssKib();
-        long hwm = controller.peakRssKib();
-        System.out.printf(
-            Locale.ROOT,
-            "| figure | value |%n|---|---|%n"
-                + "| nodes (GpuNodes, Leases) | %d, offering %s, 8 x H100 each |%n"
-                + "| ResourceSlices published | %d |%n"
-                + "| seeding the API server | %.1f s |%n"
-                + "| raw: a plain client creating the same %d slices, 16 nodes in parallel | %.1f s"
-                + " (%.0f slices/s) |%n"
-                + "| controller start to every pool published (workers: %s) | %.1f s (%.0f slices/s,"
-                + " %.2f x raw) |%n"
-                + "| of which start to the first node published / first to last node published |"
-                + " %.1f s / %.1f s (%.2f x raw) |%n"
-                + "| controller RSS when converged / after 2 idle resyncs / peak | %d / %d / %d MiB"
-                + " (-Xmx%s) |%n"
-                + "| slice writes during 2 resyncs with nothing changed | %d |%n"
-                + "| CPU, raw phase: kube-apiserver / etcd / the plain client's JVM | %.1f / %.1f / %.1f s |%n"
-                + "| CPU, controller phase: kube-apiserver / etcd / controller / this JVM | %.1f / %.1f / %.1f"
-                + " / %.1f s |%n",
-            nodes,
-            offering.label(),
-            slices,
-            seedSeconds,
-            raw.slices(),
-            raw.seconds(),
-            raw.slices() / raw.seconds(),
-            workers.isBlank() ? "default" : workers,
-            convergeSeconds,
-            slices / convergeSeconds,
-            raw.seconds() / convergeSeconds,
-            toFirst,
-            writePhase,
-            raw.seconds() / writePhase,
-            rssConverged / 1024,
-            rssSteady / 1024,
-            hwm / 1024,
-            heap,
-            steadyWrites,
-            rawCpu.apiServer(),
-            rawCpu.etcd(),
-            rawCpu.self(),
-            controllerCpu.apiServer(),
-            controllerCpu.etcd(),
-            controllerSeconds,
-            controllerCpu.self());
-      }
-    } finally {
-      cleanUp(cluster);
     }
   }
 
-  private static NodeInventory inventory(Path work) throws Exception {
+  /**
+   * Seeds {@code nodes} nodes, measures the raw rate, then starts the controller and measures it
+   * until every pool is published and through the idle wait.
+   */
+  Figures run(int nodes, Offering offering, String heap, String workers) throws Exception {
+    try (var in = Files.newInputStream(REPO.resolve("deploy/manifests/gpunode-crd.yaml"))) {
+      client.load(in).forceConflicts().serverSideApply();
+    }
+    Thread.sleep(2000); // the CRD's endpoints come up
+    long t0 = System.nanoTime();
+    List<Future<String>> created = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      int n = i;
+      created.add(pool.submit(() -> createNode(offering, n)));
+    }
+    List<String> nodeUids = new ArrayList<>();
+    for (Future<String> f : created) {
+      nodeUids.add(f.get());
+    }
+    double seedSeconds = (System.nanoTime() - t0) / 1e9;
+    Cpu beforeRaw = Cpu.now();
+    Raw raw = rawCreate(offering, nodeUids);
+    Cpu rawCpu = Cpu.now().minus(beforeRaw);
+    Cpu beforeController = Cpu.now();
+
+    long start = System.nanoTime();
+    var env = new java.util.HashMap<String, String>();
+    env.put("TESSERA_CONTROLLER_KUBECONFIG", cluster.adminKubeconfig().toString());
+    env.put("TESSERA_CONTROLLER_RESYNC", setting.resync().toMillis() + "ms");
+    env.put("TESSERA_CONTROLLER_DRIVER_NAME", setting.driverName());
+    env.put("TESSERA_CONTROLLER_LEASE_NAMESPACE", setting.leaseNamespace());
+    env.put("TESSERA_CONTROLLER_ELECTION_NAMESPACE", setting.electionNamespace());
+    env.put("TESSERA_CONTROLLER_METRICS_PORT", "0"); // a free port
+    if (!workers.isBlank()) {
+      env.put("TESSERA_CONTROLLER_WORKERS", workers);
+    }
+    try (ControllerProcess controller =
+        ControllerProcess.start(
+            REPO.resolve("controller/target/tessera-controller.jar"),
+            work.resolve("controller"),
+            env,
+            jvmOptions(heap))) {
+      // Watched through the controller's own log (a file read), and confirmed by one list of the
+      // slices once every node says published: listing 9,000 slices of ~90 KiB every 2 s, as
+      // this benchmark did, took the API server's cores from the writes it measures.
+      LocalTime startedAt = LocalTime.now(); // the zone the controller logs in
+      while (publishedNodes(controller.log()).size() < nodes || publishedPools() < nodes) {
+        if (!controller.alive()) {
+          throw new IllegalStateException(
+              "the controller died; see " + controller.log() + "\n" + tail(controller.log()));
+        }
+        if (System.nanoTime() - start > Duration.ofMinutes(20).toNanos()) {
+          throw new IllegalStateException("pools not published within 20 minutes");
+        }
+        Thread.sleep(publishedNodes(controller.log()).size() < nodes ? 250 : 2000);
+      }
+      double convergeSeconds = (System.nanoTime() - start) / 1e9;
+      var publishTimes = publishedNodes(controller.log()).values();
+      LocalTime firstWrite = publishTimes.stream().min(LocalTime::compareTo).orElseThrow();
+      LocalTime lastWrite = publishTimes.stream().max(LocalTime::compareTo).orElseThrow();
+      Cpu controllerCpu = Cpu.now().minus(beforeController);
+      double controllerSeconds = controller.cpuSeconds();
+      long slices = sliceCount();
+      long rssConverged = controller.rssKib();
+      // The GpuNodes' status.offering is written behind the slices: the idle window starts once
+      // the controller has none left to write, confirmed by one (paged) list.
+      while (!offeringsWritten(controller, offering, nodes)) {
+        if (System.nanoTime() - start > Duration.ofMinutes(20).toNanos()) {
+          throw new IllegalStateException("offerings not written within 20 minutes");
+        }
+        Thread.sleep(1000);
+      }
+      double offeringsSeconds = (System.nanoTime() - start) / 1e9;
+      long writesBefore = publishLines(controller.log());
+      double cpuBefore = controller.cpuSeconds();
+      Thread.sleep(setting.steady());
+      long steadyWrites = publishLines(controller.log()) - writesBefore;
+      double steadyCpu = controller.cpuSeconds() - cpuBefore;
+      return new Figures(
+          nodes,
+          offering,
+          slices,
+          seedSeconds,
+          raw,
+          workers,
+          convergeSeconds,
+          offeringsSeconds,
+          Duration.between(startedAt, firstWrite).toMillis() / 1e3,
+          Duration.between(firstWrite, lastWrite).toMillis() / 1e3,
+          rssConverged,
+          controller.rssKib(),
+          controller.peakRssKib(),
+          heap,
+          steadyWrites,
+          rawCpu,
+          controllerCpu,
+          controllerSeconds,
+          setting.steady().toMillis() / 1e3,
+          steadyCpu);
+    }
+  }
+
+  static NodeInventory inventory(Path work) throws Exception {
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
     try (var nvml = JnaNvml.open(root)) {
       return GpuDiscovery.onNode(nvml, root).discover();
@@ -199,7 +316,7 @@ public final class ControllerScaleBenchmark {
    * CPU seconds used so far by the API server, etcd and this JVM: where a phase's time went, on
    * cores they all share.
    */
-  private record Cpu(double apiServer, double etcd, double self) {
+  record Cpu(double apiServer, double etcd, double self) {
     static Cpu now() throws java.io.IOException {
       return new Cpu(
           ofCommand("kube-apiserver"),
@@ -256,19 +373,13 @@ public final class ControllerScaleBenchmark {
   }
 
   /** How long the plain client took for how many slices. */
-  private record Raw(long slices, double seconds) {}
+  record Raw(long slices, double seconds) {}
 
   /**
    * Creates every node's pool as the controller renders it, under {@link #RAW_DRIVER}, 16 nodes at
    * once, one node's slices in order (as one controller worker writes them); then deletes them all.
    */
-  private static Raw rawCreate(
-      KubernetesClient client,
-      ExecutorService pool,
-      NodeInventory template,
-      Offering offering,
-      List<String> nodeUids)
-      throws Exception {
+  private Raw rawCreate(Offering offering, List<String> nodeUids) throws Exception {
     var renderer = new SliceRenderer();
     var poolSlices = new PoolSlices(RAW_DRIVER);
     var api = client.dynamicResourceAllocation().v1().resourcesSlices();
@@ -302,8 +413,7 @@ public final class ControllerScaleBenchmark {
   }
 
   /** Creates the node, its GpuNode and its plugin Lease; returns the Node's UID. */
-  private static String createNode(
-      KubernetesClient client, JsonMapper json, NodeInventory template, Offering offering, int n) {
+  private String createNode(Offering offering, int n) {
     String name = PREFIX + n;
     Node node =
         client
@@ -344,7 +454,7 @@ public final class ControllerScaleBenchmark {
     gpuNodes.resource(stored).updateStatus();
     client
         .leases()
-        .inNamespace("kube-node-lease")
+        .inNamespace(setting.leaseNamespace())
         .resource(
             new LeaseBuilder()
                 .withNewMetadata()
@@ -360,11 +470,50 @@ public final class ControllerScaleBenchmark {
     return node.getMetadata().getUid();
   }
 
+  private static final Pattern OFFERINGS_PENDING =
+      Pattern.compile("(?m)^tessera_controller_offering_writes_pending\\S* (\\S+)$");
+
+  /**
+   * Whether the controller has no {@code status.offering} left to write (its gauge) and every
+   * benchmark GpuNode says the offering.
+   */
+  private boolean offeringsWritten(ControllerProcess controller, Offering offering, int nodes)
+      throws Exception {
+    Matcher pending = OFFERINGS_PENDING.matcher(controller.metrics());
+    if (!pending.find() || Double.parseDouble(pending.group(1)) > 0) {
+      return false;
+    }
+    var api = client.genericKubernetesResources(GpuNodeReporter.GPU_NODES);
+    var gpuNodes =
+        api.list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(500L).build());
+    long said = 0;
+    while (true) {
+      for (var gpuNode : gpuNodes.getItems()) {
+        if (gpuNode.getMetadata().getName().startsWith(PREFIX)
+            && gpuNode.getAdditionalProperties().get("status") instanceof Map<?, ?> status
+            && offering.label().equals(status.get("offering"))) {
+          said++;
+        }
+      }
+      String next = gpuNodes.getMetadata().getContinue();
+      if (next == null || next.isEmpty()) {
+        break;
+      }
+      gpuNodes =
+          api.list(
+              new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
+                  .withLimit(500L)
+                  .withContinue(next)
+                  .build());
+    }
+    return said == nodes;
+  }
+
   /** Pools whose highest generation is complete. */
-  private static long publishedPools(KubernetesClient client) {
+  private long publishedPools() {
     var byPool = new java.util.HashMap<String, List<Long>>();
     var counts = new java.util.HashMap<String, Long>();
-    for (var slice : client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems()) {
+    for (var slice : ownSlices()) {
       var poolSpec = slice.getSpec().getPool();
       if (!poolSpec.getName().startsWith(PREFIX)) {
         continue;
@@ -379,10 +528,21 @@ public final class ControllerScaleBenchmark {
         .count();
   }
 
-  private static long sliceCount(KubernetesClient client) {
-    return client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
+  private long sliceCount() {
+    return ownSlices().stream()
         .filter(s -> s.getSpec().getPool().getName().startsWith(PREFIX))
         .count();
+  }
+
+  /** The measured controller's slices, of every node. */
+  List<ResourceSlice> ownSlices() {
+    return client
+        .dynamicResourceAllocation()
+        .v1()
+        .resourcesSlices()
+        .withField("spec.driver", setting.driverName())
+        .list()
+        .getItems();
   }
 
   private static final Pattern PUBLISHED =
@@ -412,21 +572,17 @@ public final class ControllerScaleBenchmark {
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
   }
 
-  /** Deletes the nodes (their GpuNodes and slices follow by owner) and the Leases. */
-  private static void cleanUp(Cluster cluster) throws Exception {
-    try (KubernetesClient client = cluster.adminClient()) {
-      client.nodes().list().getItems().stream()
-          .filter(n -> n.getMetadata().getName().startsWith(PREFIX))
-          .forEach(n -> client.nodes().withName(n.getMetadata().getName()).delete());
-      client.leases().inNamespace("kube-node-lease").list().getItems().stream()
-          .filter(l -> l.getMetadata().getName().startsWith("tessera-" + PREFIX))
-          .forEach(
-              l ->
-                  client
-                      .leases()
-                      .inNamespace("kube-node-lease")
-                      .withName(l.getMetadata().getName())
-                      .delete());
-    }
+  /**
+   * Deletes the nodes (their GpuNodes and slices follow by owner), the Leases, and the controller's
+   * election Lease when it is not the production one.
+   */
+  void cleanUp() {
+    client.nodes().list().getItems().stream()
+        .filter(n -> n.getMetadata().getName().startsWith(PREFIX))
+        .forEach(n -> client.nodes().withName(n.getMetadata().getName()).delete());
+    var leases = client.leases().inNamespace(setting.leaseNamespace());
+    leases.list().getItems().stream()
+        .filter(l -> l.getMetadata().getName().startsWith("tessera-" + PREFIX))
+        .forEach(l -> leases.withName(l.getMetadata().getName()).delete());
   }
 }

@@ -1,0 +1,72 @@
+package dev.tessera.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import dev.tessera.controller.render.Offering;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The smoke of hack/bench-controller-scale, so the benchmark cannot rot: its own code on the local
+ * cluster's API server at the size of a test (3 nodes, mig-dynamic). The measured controller runs
+ * under its own driver name, Lease namespace and election namespace, so whatever Tessera the suite
+ * runs beside it neither leads for it nor publishes its nodes. Every pool is published, nothing is
+ * written while nothing changes, and nothing it made is left.
+ */
+class ControllerScaleSmokeE2E {
+  private static final int NODES = 3;
+  private static final String NAMESPACE = "tessera-scale-smoke";
+  private static final String DRIVER = "scale-smoke.bench.tessera.dev";
+
+  @Test
+  void everyPoolIsPublishedThenNothingIsWrittenAndNothingIsLeft(@TempDir Path work)
+      throws Exception {
+    Cluster cluster = Clusters.require();
+    assumeThat(cluster.components())
+        .as("the API server runs as a process of this host (the local cluster)")
+        .isPresent();
+    try (KubernetesClient client = cluster.adminClient();
+        ExecutorService pool = Executors.newFixedThreadPool(4)) {
+      client
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+          .serverSideApply();
+      var setting =
+          new ControllerScaleBenchmark.Setting(
+              DRIVER, NAMESPACE, NAMESPACE, Duration.ofSeconds(2), Duration.ofSeconds(5));
+      var bench =
+          new ControllerScaleBenchmark(
+              cluster, client, pool, work, setting, ControllerScaleBenchmark.inventory(work));
+      try {
+        ControllerScaleBenchmark.Figures figures =
+            bench.run(NODES, Offering.MIG_DYNAMIC, "128m", "");
+        assertThat(figures.raw().slices()).as("raw slices").isPositive();
+        assertThat(figures.slices()).as("published slices").isEqualTo(figures.raw().slices());
+        assertThat(figures.steadyWrites()).as("writes while nothing changes").isZero();
+        assertThat(figures.rssConvergedKib()).as("controller RSS").isPositive();
+        assertThat(figures.table()).contains("| ResourceSlices published | " + figures.slices());
+      } finally {
+        bench.cleanUp();
+        client.namespaces().withName(NAMESPACE).delete();
+      }
+      assertThat(client.nodes().list().getItems())
+          .noneMatch(n -> n.getMetadata().getName().startsWith(ControllerScaleBenchmark.PREFIX));
+      // The slices go with their Nodes (owner references, the garbage collector).
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!bench.ownSlices().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(500);
+      }
+      assertThat(bench.ownSlices()).as("the measured controller's slices").isEmpty();
+      assertThat(client.leases().inNamespace(NAMESPACE).list().getItems())
+          .noneMatch(l -> l.getMetadata().getName().contains(ControllerScaleBenchmark.PREFIX));
+    }
+  }
+}
