@@ -18,6 +18,7 @@ class DeviceNameTest {
     assertThat(name.value()).isEqualTo("gpu-1-mig-1g10gbme-6");
     assertThat(DeviceName.parse(name.value())).isEqualTo(name);
     assertThat(name.value()).matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?").hasSizeLessThanOrEqualTo(63);
+    assertThat(new DeviceName.Mig(0, "4G.40GB_é", 0).value()).isEqualTo("gpu-0-mig-4g40gb-0");
   }
 
   @Test
