@@ -93,6 +93,7 @@ public final class ControllerScaleBenchmark {
       long peakRssKib,
       String heap,
       long steadyWrites,
+      List<String> steadyWriteLines,
       Cpu rawCpu,
       Cpu controllerCpu,
       double controllerCpuSeconds,
@@ -293,6 +294,11 @@ public final class ControllerScaleBenchmark {
       double cpuBefore = controller.cpuSeconds();
       Thread.sleep(setting.steady());
       long steadyWrites = publishLines(controller.log()) - writesBefore;
+      List<String> steadyWriteLines =
+          Files.readAllLines(controller.log()).stream()
+              .filter(l -> l.contains("published the node's slices"))
+              .skip(writesBefore)
+              .toList();
       double steadyCpu = controller.cpuSeconds() - cpuBefore;
       return new Figures(
           nodes,
@@ -310,6 +316,7 @@ public final class ControllerScaleBenchmark {
           controller.peakRssKib(),
           heap,
           steadyWrites,
+          steadyWriteLines,
           rawCpu,
           controllerCpu,
           controllerSeconds,

@@ -48,6 +48,8 @@ public class NodePoolController {
   private final MeterRegistry metrics;
   private final ReportedNodes reported;
   private final SettledPools settled = new SettledPools();
+  private final WrittenSlices written = new WrittenSlices(WRITES_SEEN_PATIENCE);
+  private final Clock clock;
   private final List<Thread> workers;
   private volatile boolean stopped;
   private final OfferingStatusWrites offeringWrites;
@@ -59,6 +61,9 @@ public class NodePoolController {
    * change tells what changed. Each node's entry is touched only by the worker that has the node.
    */
   private final Map<String, NodeHealth> publishedHealth = new ConcurrentHashMap<>();
+
+  /** The longest a node's reconcile waits for its slice cache to show its last writes. */
+  private static final Duration WRITES_SEEN_PATIENCE = Duration.ofSeconds(30);
 
   /** The longest a GpuNode's {@code status.offering} waits behind other nodes' slices. */
   private static final Duration OFFERING_WRITE_PATIENCE = Duration.ofSeconds(30);
@@ -77,6 +82,7 @@ public class NodePoolController {
       MeterRegistry metrics,
       EventRecorder events) {
     this.config = config;
+    this.clock = clock;
     this.events = events;
     this.metrics = metrics;
     this.reported = new ReportedNodes(json, renderer);
@@ -160,6 +166,10 @@ public class NodePoolController {
     Timer.Sample sample = Timer.start(metrics);
     try {
       NodeInputs inputs = informers.inputs(node);
+      if (written.awaited(node, inputs.slices(), clock.instant())) {
+        sample.stop(reconcileTimer("awaiting-cache"));
+        return true; // the events of its last writes, still to come, name the node again
+      }
       if (settled.holds(inputs)) {
         sample.stop(reconcileTimer("unchanged"));
         return true;
@@ -174,9 +184,11 @@ public class NodePoolController {
                       .log("unknown offering; using the default"));
       if (stopped) {
         settled.forget(node);
+        written.forget(node);
         return true; // the lead is gone: no write from stale caches
       }
       writer.write(node, plan.writes());
+      written.wrote(node, plan.writes(), clock.instant());
       plan.offeringStatus().ifPresent(offering -> offeringWrites.wish(node, offering));
       tellHealthChanges(inputs);
       if (plan.writes().isEmpty() && plan.offeringStatus().isEmpty()) {
@@ -197,6 +209,7 @@ public class NodePoolController {
       return true;
     } catch (RuntimeException e) {
       settled.forget(node);
+      written.forget(node);
       sample.stop(reconcileTimer("error"));
       LOG.atWarn().addKeyValue("node", node).setCause(e).log("cannot reconcile the node's slices");
       return false;
