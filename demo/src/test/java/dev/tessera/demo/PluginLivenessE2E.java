@@ -41,8 +41,14 @@ class PluginLivenessE2E {
     Duration withdrawn = Duration.ofNanos(System.nanoTime() - stopped);
     System.out.printf(
         "--- slices withdrawn %d ms after the plugin stopped%n", withdrawn.toMillis());
-    assertThat(Files.readString(tessera.processes().controller().log()))
-        .contains("pluginAlive=\"false\"");
+    // The controller logs the withdrawal once its deletes have returned: the slices can be gone a
+    // moment before the line is written.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(Files.readString(tessera.processes().controller().log()))
+                    .contains("pluginAlive=\"false\""));
 
     tessera.processes().startPlugin();
     await().atMost(Duration.ofSeconds(30)).until(() -> !tessera.slices().isEmpty());
