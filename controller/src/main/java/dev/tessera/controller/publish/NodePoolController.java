@@ -234,7 +234,8 @@ public class NodePoolController {
     return Timer.builder("tessera.controller.reconcile")
         .description(
             "Reconciling one node's pool: render, diff and the API writes (outcome unchanged: its"
-                + " inputs were those of its last reconcile, which wrote nothing; nothing rendered)")
+                + " inputs were those of its last reconcile, which wrote nothing; awaiting-cache: its"
+                + " slice cache does not yet show its last writes; nothing rendered in either)")
         .tag("outcome", outcome)
         .register(metrics);
   }

@@ -32,6 +32,14 @@ final class ReportedNodes {
     Reported(NodeInventory inventory, NodeHealth health) {
       this(inventory, health, "", null);
     }
+
+    /**
+     * Whether the other report holds these very records and UID: a report parsed again unchanged
+     * keeps its records ({@link ReportedNodes#update}), so identity says nothing was re-read.
+     */
+    boolean sameRecords(Reported other) {
+      return inventory == other.inventory && health == other.health && uid.equals(other.uid);
+    }
   }
 
   private final JsonMapper json;
@@ -85,9 +93,7 @@ final class ReportedNodes {
     }
     byNode.put(name, report);
     return before == null
-        || before.inventory() != report.inventory()
-        || before.health() != report.health()
-        || !before.uid().equals(report.uid())
+        || !before.sameRecords(report)
         || !(Objects.equals(before.offering(), report.offering())
             || Objects.equals(offeringsWritten.get(name), report.offering()));
   }

@@ -1,8 +1,5 @@
 package dev.tessera.controller.publish;
 
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,7 +38,7 @@ final class SettledPools {
         && settled.nodeExists() == inputs.nodeExists()
         && Objects.equals(settled.nodeUid(), inputs.nodeUid())
         && settled.pluginAlive() == inputs.pluginAlive()
-        && settled.digests().equals(digests(inputs.slices()));
+        && settled.digests().equals(SliceContentHash.byName(inputs.slices()));
   }
 
   /**
@@ -61,7 +58,7 @@ final class SettledPools {
             inputs.nodeExists(),
             inputs.nodeUid(),
             inputs.pluginAlive(),
-            digests(inputs.slices())));
+            SliceContentHash.byName(inputs.slices())));
   }
 
   /** Nodes kept (for a test). */
@@ -78,21 +75,6 @@ final class SettledPools {
     if (a == null || b == null) {
       return a == b;
     }
-    return a.inventory() == b.inventory()
-        && a.health() == b.health()
-        && a.uid().equals(b.uid())
-        && Objects.equals(a.offering(), b.offering());
-  }
-
-  /** Each cached slice's name and content digest (null for a slice without one). */
-  private static Map<String, String> digests(List<ResourceSlice> slices) {
-    var digests = new HashMap<String, String>();
-    for (ResourceSlice slice : slices) {
-      Map<String, String> annotations = slice.getMetadata().getAnnotations();
-      digests.put(
-          slice.getMetadata().getName(),
-          annotations == null ? null : annotations.get(SliceContentHash.ANNOTATION));
-    }
-    return digests;
+    return a.sameRecords(b) && Objects.equals(a.offering(), b.offering());
   }
 }

@@ -7,7 +7,10 @@ import java.io.UncheckedIOException;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -23,6 +26,21 @@ final class SliceContentHash {
 
   private final JsonMapper json =
       JsonMapper.builder().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
+
+  /** The digest a slice carries in its annotation; null when it carries none. */
+  static String annotated(ResourceSlice slice) {
+    Map<String, String> annotations = slice.getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(ANNOTATION);
+  }
+
+  /** Each slice's name and the digest it carries (null for a slice without one). */
+  static Map<String, String> byName(List<ResourceSlice> slices) {
+    var digests = new HashMap<String, String>();
+    for (ResourceSlice slice : slices) {
+      digests.put(slice.getMetadata().getName(), annotated(slice));
+    }
+    return digests;
+  }
 
   String of(ResourceSlice slice) {
     MessageDigest digest;

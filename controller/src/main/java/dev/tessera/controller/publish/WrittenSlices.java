@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -41,8 +40,8 @@ final class WrittenSlices {
       digests.put(
           write.name(),
           switch (write) {
-            case SliceWrite.Create c -> digest(c.slice());
-            case SliceWrite.Update u -> digest(u.slice());
+            case SliceWrite.Create c -> SliceContentHash.annotated(c.slice());
+            case SliceWrite.Update u -> SliceContentHash.annotated(u.slice());
             case SliceWrite.Delete d -> null;
           });
     }
@@ -70,26 +69,17 @@ final class WrittenSlices {
     byNode.remove(node);
   }
 
-  private static boolean shows(List<ResourceSlice> cached, Map<String, String> digests) {
-    var present = new HashMap<String, Optional<String>>();
-    for (ResourceSlice slice : cached) {
-      present.put(slice.getMetadata().getName(), Optional.ofNullable(digest(slice)));
-    }
-    for (var entry : digests.entrySet()) {
-      Optional<String> digest = present.get(entry.getKey());
+  private static boolean shows(List<ResourceSlice> cached, Map<String, String> written) {
+    Map<String, String> present = SliceContentHash.byName(cached);
+    for (var entry : written.entrySet()) {
       boolean shown =
           entry.getValue() == null
-              ? digest == null
-              : digest != null && digest.filter(entry.getValue()::equals).isPresent();
+              ? !present.containsKey(entry.getKey())
+              : entry.getValue().equals(present.get(entry.getKey()));
       if (!shown) {
         return false;
       }
     }
     return true;
-  }
-
-  private static String digest(ResourceSlice slice) {
-    Map<String, String> annotations = slice.getMetadata().getAnnotations();
-    return annotations == null ? null : annotations.get(SliceContentHash.ANNOTATION);
   }
 }
