@@ -85,7 +85,6 @@ public final class PoolReconciler {
       return false;
     }
     return Objects.equals(
-        desired.getMetadata().getAnnotations().get(SliceContentHash.ANNOTATION),
-        existing.getMetadata().getAnnotations().get(SliceContentHash.ANNOTATION));
+        SliceContentHash.annotated(desired), SliceContentHash.annotated(existing));
   }
 }

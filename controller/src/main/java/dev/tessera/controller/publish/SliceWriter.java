@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.HttpURLConnection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -126,11 +125,8 @@ public final class SliceWriter {
   }
 
   private static boolean sameContent(ResourceSlice desired, ResourceSlice current) {
-    Map<String, String> annotations = current.getMetadata().getAnnotations();
-    return annotations != null
-        && Objects.equals(
-            desired.getMetadata().getAnnotations().get(SliceContentHash.ANNOTATION),
-            annotations.get(SliceContentHash.ANNOTATION));
+    return current.getMetadata().getAnnotations() != null
+        && Objects.equals(SliceContentHash.annotated(desired), SliceContentHash.annotated(current));
   }
 
   /** The API server's reason (Invalid, Forbidden, …), or the HTTP code when it gave none. */
