@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -62,6 +63,9 @@ public class NodePoolController {
    */
   private final Map<String, NodeHealth> publishedHealth = new ConcurrentHashMap<>();
 
+  /** Nodes whose report their offering cannot publish, as of their last plan (logged). */
+  private final Set<String> refused = ConcurrentHashMap.newKeySet();
+
   /** The longest a node's reconcile waits for its slice cache to show its last writes. */
   private static final Duration WRITES_SEEN_PATIENCE = Duration.ofSeconds(30);
 
@@ -85,7 +89,7 @@ public class NodePoolController {
     this.clock = clock;
     this.events = events;
     this.metrics = metrics;
-    this.reported = new ReportedNodes(json, renderer);
+    this.reported = new ReportedNodes(json);
     this.informers = new PoolInformers(client, config, reported, clock);
     this.planner =
         new PoolPlanner(
@@ -112,7 +116,8 @@ public class NodePoolController {
     Gauge.builder("tessera.controller.reported.nodes", () -> reported.nodes().size())
         .description("Nodes whose plugin reported an inventory in its GpuNode")
         .register(metrics);
-    Gauge.builder("tessera.controller.rejected.nodes", reported::rejectedNodes)
+    Gauge.builder(
+            "tessera.controller.rejected.nodes", () -> reported.rejectedNodes() + refused.size())
         .description("Nodes whose GpuNode status the controller cannot read or publish (logged)")
         .register(metrics);
     Gauge.builder("tessera.controller.unhealthy.devices", reported::unhealthyDevices)
@@ -182,6 +187,7 @@ public class NodePoolController {
                       .addKeyValue("node", node)
                       .addKeyValue("offering", label)
                       .log("unknown offering; using the default"));
+      tellRender(node, plan);
       if (stopped) {
         settled.forget(node);
         written.forget(node);
@@ -190,7 +196,7 @@ public class NodePoolController {
       writer.write(node, plan.writes());
       written.wrote(node, plan.writes(), clock.instant());
       plan.offeringStatus().ifPresent(offering -> offeringWrites.wish(node, offering));
-      tellHealthChanges(inputs);
+      tellHealthChanges(inputs, plan.render());
       if (plan.writes().isEmpty() && plan.offeringStatus().isEmpty()) {
         settled.settle(inputs);
       } else {
@@ -201,7 +207,7 @@ public class NodePoolController {
             .addKeyValue("node", node)
             .addKeyValue("offering", plan.offering().label())
             .addKeyValue("writes", plan.writes().size())
-            .addKeyValue("slices", plan.desired().size())
+            .addKeyValue("slices", plan.render().slices().size())
             .addKeyValue("pluginAlive", inputs.pluginAlive())
             .log("published the node's slices");
       }
@@ -216,16 +222,38 @@ public class NodePoolController {
     }
   }
 
+  /** Logs a report its offering cannot publish (or publishes without taints), once a plan. */
+  private void tellRender(String node, PoolPlanner.Plan plan) {
+    switch (plan.render()) {
+      case PoolRender.Refused(String reason) -> {
+        refused.add(node);
+        LOG.atWarn()
+            .addKeyValue("node", node)
+            .addKeyValue("offering", plan.offering().label())
+            .addKeyValue("reason", reason)
+            .log("rejecting the GpuNode's status; the node gets no slices");
+      }
+      case PoolRender.Published p when p.taintsDropped().isPresent() -> {
+        refused.remove(node);
+        LOG.atWarn()
+            .addKeyValue("node", node)
+            .addKeyValue("reason", p.taintsDropped().get())
+            .log("cannot publish the GpuNode's device health; publishing without taints");
+      }
+      default -> refused.remove(node);
+    }
+  }
+
   /** Events for the taints just published that differ from those published before. */
-  private void tellHealthChanges(NodeInputs inputs) {
-    if (!inputs.publishable()) {
+  private void tellHealthChanges(NodeInputs inputs, PoolRender render) {
+    if (!(render instanceof PoolRender.Published published)) {
       publishedHealth.remove(inputs.node());
       return;
     }
     var report = inputs.report().orElseThrow();
-    NodeHealth before = publishedHealth.put(inputs.node(), report.health());
-    if (before != null && !before.equals(report.health())) {
-      HealthTransitions.between(inputs.node(), report.uid(), before, report.health())
+    NodeHealth before = publishedHealth.put(inputs.node(), published.health());
+    if (before != null && !before.equals(published.health())) {
+      HealthTransitions.between(inputs.node(), report.uid(), before, published.health())
           .forEach(events::record);
     }
   }

@@ -1,29 +1,30 @@
 package dev.tessera.controller.publish;
 
-import dev.tessera.controller.render.DesiredSlice;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Decides what one node's pool needs (pure): the offering its label asks for, the slices that
- * offering renders from the plugin's report (none when the pool should not be published), the
- * writes that get the cached slices there, and whether the GpuNode's {@code status.offering} must
- * be written (only when it says another offering: nothing is written while nothing changes).
+ * Decides what one node's pool needs (pure): the offering its label asks for, what that offering
+ * renders from the plugin's report ({@link PoolRender}: nothing when the pool should not be
+ * published or the report cannot be), the writes that get the cached slices there, and whether the
+ * GpuNode's {@code status.offering} must be written (only when it says another offering: nothing is
+ * written while nothing changes).
  */
 final class PoolPlanner {
 
   /**
    * @param offering what was rendered
    * @param unknownLabel the node's offering label when it names no offering (the default was used)
+   * @param render the pool in that offering, or why there is none
    * @param offeringStatus the offering to write to the GpuNode's status; empty when it says it
-   *     already, or when there is no report to write it beside
+   *     already, when there is no report to write it beside, or when the report was refused
    */
   record Plan(
       Offering offering,
       Optional<String> unknownLabel,
-      List<DesiredSlice> desired,
+      PoolRender render,
       List<SliceWrite> writes,
       Optional<String> offeringStatus) {}
 
@@ -43,20 +44,18 @@ final class PoolPlanner {
     Offering offering = labelled.orElse(defaultOffering);
     Optional<String> unknown =
         label != null && labelled.isEmpty() ? Optional.of(label) : Optional.empty();
-    List<DesiredSlice> desired =
+    PoolRender render =
         inputs.publishable()
-            ? renderer.render(
-                inputs.report().orElseThrow().inventory(),
-                offering,
-                inputs.report().orElseThrow().health())
-            : List.of();
+            ? PoolRender.of(renderer, inputs.report().orElseThrow(), offering)
+            : new PoolRender.Withheld();
     List<SliceWrite> writes =
-        reconciler.reconcile(inputs.node(), inputs.nodeUid(), desired, inputs.slices());
+        reconciler.reconcile(inputs.node(), inputs.nodeUid(), render.slices(), inputs.slices());
     Optional<String> offeringStatus =
         inputs
             .report()
+            .filter(report -> !(render instanceof PoolRender.Refused))
             .filter(report -> !offering.label().equals(report.offering()))
             .map(report -> offering.label());
-    return new Plan(offering, unknown, desired, writes, offeringStatus);
+    return new Plan(offering, unknown, render, writes, offeringStatus);
   }
 }

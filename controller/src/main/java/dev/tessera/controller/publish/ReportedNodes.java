@@ -2,8 +2,6 @@ package dev.tessera.controller.publish;
 
 import dev.tessera.api.health.NodeHealth;
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.controller.render.Offering;
-import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.util.Map;
 import java.util.Objects;
@@ -17,7 +15,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * What each node's plugin reported in its GpuNode's status, parsed once per change into the api's
  * records. The controller keeps these instead of the GpuNode objects: an inventory as records is a
- * fraction of the same JSON held as maps, and a resync then renders without parsing anything.
+ * fraction of the same JSON held as maps, and a resync then renders without parsing anything. A
+ * status that cannot be read is rejected here; whether a report can be published is the business of
+ * the offering its node asks for ({@link PoolRender}).
  */
 final class ReportedNodes {
   private static final Logger LOG = LoggerFactory.getLogger(ReportedNodes.class);
@@ -43,7 +43,6 @@ final class ReportedNodes {
   }
 
   private final JsonMapper json;
-  private final SliceRenderer renderer;
   private final Map<String, Reported> byNode = new ConcurrentHashMap<>();
   private final Set<String> rejected = ConcurrentHashMap.newKeySet();
   private final SharedMigProfiles profiles = new SharedMigProfiles();
@@ -56,15 +55,7 @@ final class ReportedNodes {
   private final Map<String, String> offeringsWritten = new ConcurrentHashMap<>();
 
   ReportedNodes(JsonMapper json) {
-    this(json, new SliceRenderer());
-  }
-
-  /**
-   * @param renderer what the report must render with, in every offering, to be taken
-   */
-  ReportedNodes(JsonMapper json, SliceRenderer renderer) {
     this.json = json;
-    this.renderer = renderer;
   }
 
   /**
@@ -105,7 +96,7 @@ final class ReportedNodes {
 
   /**
    * The report in a GpuNode; null while the plugin has reported no inventory. A report equal to the
-   * one held ({@code before}) keeps its records: they were checked already, and the caller tells an
+   * one held ({@code before}) keeps its records: they were shared already, and the caller tells an
    * unchanged report by identity.
    */
   private Reported report(GenericKubernetesResource gpuNode, Reported before)
@@ -127,33 +118,7 @@ final class ReportedNodes {
     if (before != null && before.inventory().equals(inventory) && before.health().equals(health)) {
       return new Reported(before.inventory(), before.health(), uid, offering);
     }
-    inventory = profiles.share(inventory);
-    // A report that cannot be rendered would fail every reconcile of the node, retried forever.
-    String unrenderable = unrenderable(inventory, health);
-    if (unrenderable == null) {
-      return new Reported(inventory, health, uid, offering);
-    }
-    String withoutHealth = unrenderable(inventory, NodeHealth.ALL_HEALTHY);
-    if (withoutHealth != null) {
-      throw new RejectedReport("the inventory cannot be published as " + withoutHealth, null);
-    }
-    LOG.atWarn()
-        .addKeyValue("node", gpuNode.getMetadata().getName())
-        .addKeyValue("reason", unrenderable)
-        .log("cannot publish the GpuNode's device health; publishing without taints");
-    return new Reported(inventory, NodeHealth.ALL_HEALTHY, uid, offering);
-  }
-
-  /** The first offering (and why) that cannot render the report; null when all can. */
-  private String unrenderable(NodeInventory inventory, NodeHealth health) {
-    for (Offering offering : Offering.values()) {
-      try {
-        renderer.render(inventory, offering, health);
-      } catch (RuntimeException e) {
-        return offering.label() + ": " + e;
-      }
-    }
-    return null;
+    return new Reported(profiles.share(inventory), health, uid, offering);
   }
 
   /** Why a GpuNode's status is not taken. */
@@ -171,7 +136,7 @@ final class ReportedNodes {
     offeringsWritten.remove(nodeName);
   }
 
-  /** How many nodes' statuses were rejected (for the rejected-nodes gauge). */
+  /** How many nodes' statuses could not be read (for the rejected-nodes gauge). */
   int rejectedNodes() {
     return rejected.size();
   }

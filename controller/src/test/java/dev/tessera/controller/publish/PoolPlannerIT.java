@@ -3,6 +3,10 @@ package dev.tessera.controller.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tessera.api.health.NodeHealth;
+import dev.tessera.api.inventory.Gpu;
+import dev.tessera.api.inventory.MigPlacement;
+import dev.tessera.api.inventory.MigProfile;
+import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SimulatedInventories;
 import dev.tessera.controller.render.SliceRenderer;
@@ -58,8 +62,9 @@ class PoolPlannerIT {
 
   @Test
   void nothingIsPublishedWithoutANodeOrALivePlugin() throws Exception {
-    assertThat(planner.plan(inputs("exclusive", false, true)).desired()).isEmpty();
-    assertThat(planner.plan(inputs("exclusive", true, false)).desired()).isEmpty();
+    assertThat(planner.plan(inputs("exclusive", false, true)).render())
+        .isInstanceOf(PoolRender.Withheld.class);
+    assertThat(planner.plan(inputs("exclusive", true, false)).render().slices()).isEmpty();
     assertThat(planner.plan(inputs("exclusive", true, false)).writes()).isEmpty();
   }
 
@@ -77,5 +82,56 @@ class PoolPlannerIT {
   void noReportNoOfferingWrite() {
     var inputs = new NodeInputs("n", Optional.empty(), true, "uid", "shared", true, List.of());
     assertThat(planner.plan(inputs).offeringStatus()).isEmpty();
+  }
+
+  /**
+   * A GPU whose profile table no counter set holds: mig-dynamic cannot publish the node, the others
+   * publish its whole GPUs as before.
+   */
+  @Test
+  void aReportItsOfferingCannotRenderEmptiesThePoolAndWritesNoOffering() throws Exception {
+    var good = SimulatedInventories.node("H100-SXM5-80GB", 2);
+    var gpu = good.gpus().get(1);
+    var wide =
+        new MigProfile(
+            9, "3g.40gb", 3, 2, 40L << 30, 60, 3, 2, 0, 0, 0, List.of(new MigPlacement(4, 64)));
+    var bad =
+        new NodeInventory(
+            good.driverVersion(),
+            good.cudaDriverVersion(),
+            good.nvmlVersion(),
+            List.of(
+                good.gpus().get(0),
+                new Gpu(
+                    gpu.index(),
+                    gpu.minor(),
+                    gpu.uuid(),
+                    gpu.productName(),
+                    gpu.brand(),
+                    gpu.architecture(),
+                    gpu.cudaComputeCapability(),
+                    gpu.memoryBytes(),
+                    gpu.pciBusId(),
+                    gpu.pcieRoot(),
+                    gpu.numaNode(),
+                    gpu.migMode(),
+                    gpu.migDevices(),
+                    List.of(wide))));
+    var report = new ReportedNodes.Reported(bad, NodeHealth.ALL_HEALTHY, "gpunode-uid", null);
+    var published =
+        planner.plan(
+            new NodeInputs("n", Optional.of(report), true, "uid", "exclusive", true, List.of()));
+    assertThat(published.render()).isInstanceOf(PoolRender.Published.class);
+    assertThat(published.writes()).isNotEmpty();
+
+    var refused =
+        planner.plan(
+            new NodeInputs("n", Optional.of(report), true, "uid", "mig-dynamic", true, List.of()));
+    assertThat(refused.render())
+        .isInstanceOfSatisfying(
+            PoolRender.Refused.class,
+            r -> assertThat(r.reason()).contains("mig-dynamic").contains("GPU " + gpu.uuid()));
+    assertThat(refused.writes()).isEmpty();
+    assertThat(refused.offeringStatus()).isEmpty();
   }
 }

@@ -25,9 +25,10 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A plugin may write anything into its GpuNode's status: the controller parses it into a report
- * that every offering renders, or rejects the node with a reason; nothing escapes the informer's
- * handler, and a bad node leaves the others' reports as they were.
+ * A plugin may write anything into its GpuNode's status: the controller parses it into a report or
+ * rejects the node with a reason, and every offering either renders the report or refuses it with a
+ * reason; nothing escapes the informer's handler or the worker's render, and a bad node leaves the
+ * others' reports as they were.
  */
 class ReportedNodesFuzzTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -156,9 +157,10 @@ class ReportedNodesFuzzTest {
 
   /**
    * Found by the mutated-status property: the renderer ran out of heap (an Error, past reconcile).
+   * Only mig-dynamic publishes the profile table; the other offerings publish the node.
    */
   @Test
-  void aPlacementOfAMillionSlicesRejectsTheNode() {
+  void aPlacementOfAMillionSlicesIsRefusedByMigDynamicOnly() {
     var huge =
         new MigProfile(
             9,
@@ -198,6 +200,26 @@ class ReportedNodesFuzzTest {
     var nodes = new ReportedNodes(JSON);
     nodes.update(
         gpuNode("node-a", Map.of("inventory", JSON.convertValue(inventory, Object.class))));
+    var report = nodes.of("node-a").orElseThrow();
+    assertThat(nodes.rejectedNodes()).isZero();
+    assertThat(PoolRender.of(renderer, report, Offering.MIG_DYNAMIC))
+        .isInstanceOfSatisfying(
+            PoolRender.Refused.class,
+            refused ->
+                assertThat(refused.reason())
+                    .startsWith("the inventory cannot be published as mig-dynamic: ")
+                    .contains("more than a counter set holds"));
+    for (Offering offering : List.of(Offering.EXCLUSIVE, Offering.MIG_STATIC, Offering.SHARED)) {
+      assertThat(PoolRender.of(renderer, report, offering))
+          .isInstanceOfSatisfying(
+              PoolRender.Published.class, p -> assertThat(p.slices()).isNotEmpty());
+    }
+  }
+
+  @Test
+  void anUnreadableStatusRejectsTheNodeUntilItIsReadable() {
+    var nodes = new ReportedNodes(JSON);
+    nodes.update(gpuNode("node-a", Map.of("inventory", Map.of("gpus", "none"))));
     assertThat(nodes.of("node-a")).isEmpty();
     assertThat(nodes.rejectedNodes()).isEqualTo(1);
     nodes.update(gpuNode("node-a", STATUS));
@@ -215,7 +237,13 @@ class ReportedNodesFuzzTest {
         .ifPresent(
             report -> {
               for (Offering offering : Offering.values()) {
-                renderer.render(report.inventory(), offering, report.health());
+                switch (PoolRender.of(renderer, report, offering)) {
+                  case PoolRender.Refused r -> assertThat(r.reason()).contains(offering.label());
+                  case PoolRender.Published p ->
+                      assertThat(p.taintsDropped().isPresent())
+                          .isEqualTo(!p.health().equals(report.health()));
+                  case PoolRender.Withheld w -> throw new AssertionError("a report is withheld");
+                }
               }
             });
     nodes.unhealthyDevices();
