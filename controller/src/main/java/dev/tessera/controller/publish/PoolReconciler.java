@@ -50,7 +50,10 @@ public final class PoolReconciler {
       writes.add(update(changed.get(0), byName));
       return writes;
     }
-    List<ResourceSlice> next = pool.slices(nodeName, nodeUid, current + 1, desired);
+    // A first publish is generation 1, rendered as such above: its slices and their digests are
+    // those already made (each digest is a serialization of the slice).
+    List<ResourceSlice> next =
+        current == 0 ? atCurrent : pool.slices(nodeName, nodeUid, current + 1, desired);
     var nextNames = next.stream().map(s -> s.getMetadata().getName()).toList();
     byName.keySet().stream()
         .filter(n -> !nextNames.contains(n))
