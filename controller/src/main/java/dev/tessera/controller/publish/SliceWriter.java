@@ -32,10 +32,12 @@ public final class SliceWriter {
   }
 
   private final KubernetesClient client;
+  private final SliceRequests requests;
   private final MeterRegistry metrics;
 
   public SliceWriter(KubernetesClient client, MeterRegistry metrics) {
     this.client = client;
+    this.requests = new SliceRequests(client);
     this.metrics = metrics;
   }
 
@@ -97,11 +99,11 @@ public final class SliceWriter {
 
   private void write(ResourceSlice slice, boolean exists) {
     if (exists) {
-      api().resource(slice).update();
+      requests.replace(slice);
       count("update");
     } else {
       slice.getMetadata().setResourceVersion(null);
-      api().resource(slice).create();
+      requests.create(slice);
       count("create");
     }
   }
