@@ -32,12 +32,10 @@ public final class SliceWriter {
   }
 
   private final KubernetesClient client;
-  private final SliceRequests requests;
   private final MeterRegistry metrics;
 
   public SliceWriter(KubernetesClient client, MeterRegistry metrics) {
     this.client = client;
-    this.requests = new SliceRequests(client);
     this.metrics = metrics;
   }
 
@@ -99,11 +97,11 @@ public final class SliceWriter {
 
   private void write(ResourceSlice slice, boolean exists) {
     if (exists) {
-      requests.replace(slice);
+      api().resource(slice).update();
       count("update");
     } else {
       slice.getMetadata().setResourceVersion(null);
-      requests.create(slice);
+      api().resource(slice).create();
       count("create");
     }
   }

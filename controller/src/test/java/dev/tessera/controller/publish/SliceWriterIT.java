@@ -15,9 +15,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The slice writer's requests (created and replaced whole through the HTTP client, the answer not
- * parsed) against fabric8's CRUD mock API server: what is written is what the API server holds, and
- * a refusal reaches the writer as fabric8 reports one, with its code and reason.
+ * The slice writer against fabric8's CRUD mock API server: what is written is what the API server
+ * holds, a conflict of a stale cache is read again and skipped when the slice already says what was
+ * rendered, and a refusal stops the writes with the API server's reason, counted.
  */
 class SliceWriterIT {
   private final MockApiServer api = new MockApiServer();
