@@ -49,7 +49,7 @@ import tools.jackson.databind.json.JsonMapper;
  * 192m, the controller's default).
  */
 public final class ControllerScaleBenchmark {
-  private static final Path REPO =
+  static final Path REPO =
       Path.of(System.getProperty("tessera.repo.dir", ".")).toAbsolutePath().normalize();
   static final String PREFIX = "scale-node-";
   private static final String RAW_DRIVER = "raw.bench.tessera.dev";
@@ -279,7 +279,7 @@ public final class ControllerScaleBenchmark {
       // Until the last node's writes returned (its log line follows them), as the raw client's
       // clock stops at its last create: the confirming list of every slice (14 s for 4,500
       // mig-dynamic slices) is this benchmark's check, not the controller's publishing.
-      double convergeSeconds = Duration.between(startedAt, lastWrite).toMillis() / 1e3;
+      double convergeSeconds = sinceStart(startedAt, lastWrite);
       Cpu controllerCpu = Cpu.now().minus(beforeController);
       double controllerSeconds = controller.cpuSeconds();
       long slices = sliceCount();
@@ -312,8 +312,8 @@ public final class ControllerScaleBenchmark {
           workers,
           convergeSeconds,
           offeringsSeconds,
-          Duration.between(startedAt, firstWrite).toMillis() / 1e3,
-          Duration.between(firstWrite, lastWrite).toMillis() / 1e3,
+          sinceStart(startedAt, firstWrite),
+          sinceStart(firstWrite, lastWrite),
           rssConverged,
           controller.rssKib(),
           controller.peakRssKib(),
@@ -557,6 +557,12 @@ public final class ControllerScaleBenchmark {
     return ownSlices().stream()
         .filter(s -> s.getSpec().getPool().getName().startsWith(PREFIX))
         .count();
+  }
+
+  /** Seconds from {@code from} to {@code to}, the log's times of day (a run may pass midnight). */
+  private static double sinceStart(LocalTime from, LocalTime to) {
+    long millis = Duration.between(from, to).toMillis();
+    return (millis < 0 ? millis + Duration.ofDays(1).toMillis() : millis) / 1e3;
   }
 
   /** The measured controller's slices, of every node. */

@@ -124,8 +124,10 @@ public class NodePoolController {
             "tessera.controller.rejected.nodes", () -> reported.rejectedNodes() + refused.size())
         .description("Nodes whose GpuNode status the controller cannot read or publish (logged)")
         .register(metrics);
-    Gauge.builder("tessera.controller.unhealthy.devices", reported::unhealthyDevices)
-        .description("Devices the node plugins report unhealthy (tainted NoSchedule)")
+    Gauge.builder(
+            "tessera.controller.unhealthy.devices",
+            () -> publishedHealth.values().stream().mapToLong(NodeHealth::unhealthyCount).sum())
+        .description("Devices the published slices taint as unhealthy (NoSchedule)")
         .register(metrics);
     Gauge.builder("tessera.controller.queue.depth", queue::depth)
         .description("Nodes waiting for a worker to reconcile their pool")

@@ -19,7 +19,8 @@ final class PoolPlanner {
    * @param unknownLabel the node's offering label when it names no offering (the default was used)
    * @param render the pool in that offering, or why there is none
    * @param offeringStatus the offering to write to the GpuNode's status; empty when it says it
-   *     already, when there is no report to write it beside, or when the report was refused
+   *     already, or when there is no report to write it beside (a refused report gets it too: the
+   *     field says which offering the node is held to, here one that publishes nothing)
    */
   record Plan(
       Offering offering,
@@ -53,7 +54,6 @@ final class PoolPlanner {
     Optional<String> offeringStatus =
         inputs
             .report()
-            .filter(report -> !(render instanceof PoolRender.Refused))
             .filter(report -> !offering.label().equals(report.offering()))
             .map(report -> offering.label());
     return new Plan(offering, unknown, render, writes, offeringStatus);

@@ -149,11 +149,6 @@ final class ReportedNodes {
     return Set.copyOf(byNode.keySet());
   }
 
-  /** Devices reported unhealthy, over all nodes. */
-  long unhealthyDevices() {
-    return byNode.values().stream().mapToLong(r -> r.health().unhealthyCount()).sum();
-  }
-
   /** The inventory the node plugin reported, or null while it has reported none. */
   private NodeInventory inventory(Map<?, ?> status) throws RejectedReport {
     if (status.get("inventory") == null) {

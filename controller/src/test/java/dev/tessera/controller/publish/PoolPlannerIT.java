@@ -10,6 +10,7 @@ import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SimulatedInventories;
 import dev.tessera.controller.render.SliceRenderer;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -89,7 +90,7 @@ class PoolPlannerIT {
    * publish its whole GPUs as before.
    */
   @Test
-  void aReportItsOfferingCannotRenderEmptiesThePoolAndWritesNoOffering() throws Exception {
+  void aReportItsOfferingCannotRenderEmptiesThePool() throws Exception {
     var good = SimulatedInventories.node("H100-SXM5-80GB", 2);
     var gpu = good.gpus().get(1);
     var wide =
@@ -124,14 +125,26 @@ class PoolPlannerIT {
     assertThat(published.render()).isInstanceOf(PoolRender.Published.class);
     assertThat(published.writes()).isNotEmpty();
 
+    // The node published as exclusive, then relabelled: its slices go, and its GpuNode is told
+    // the offering it is held to, not left saying the one it was published in.
+    List<ResourceSlice> existing =
+        published.writes().stream().map(w -> ((SliceWrite.Create) w).slice()).toList();
+    var exclusiveReport =
+        new ReportedNodes.Reported(bad, NodeHealth.ALL_HEALTHY, "gpunode-uid", "exclusive");
     var refused =
         planner.plan(
-            new NodeInputs("n", Optional.of(report), true, "uid", "mig-dynamic", true, List.of()));
+            new NodeInputs(
+                "n", Optional.of(exclusiveReport), true, "uid", "mig-dynamic", true, existing));
     assertThat(refused.render())
         .isInstanceOfSatisfying(
             PoolRender.Refused.class,
             r -> assertThat(r.reason()).contains("mig-dynamic").contains("GPU " + gpu.uuid()));
-    assertThat(refused.writes()).isEmpty();
-    assertThat(refused.offeringStatus()).isEmpty();
+    assertThat(refused.writes())
+        .isNotEmpty()
+        .allMatch(SliceWrite.Delete.class::isInstance)
+        .extracting(SliceWrite::name)
+        .containsExactlyInAnyOrderElementsOf(
+            existing.stream().map(s -> s.getMetadata().getName()).toList());
+    assertThat(refused.offeringStatus()).contains("mig-dynamic");
   }
 }

@@ -246,7 +246,6 @@ class ReportedNodesFuzzTest {
                 }
               }
             });
-    nodes.unhealthyDevices();
   }
 
   private static GenericKubernetesResource gpuNode(String name, Object status) {
