@@ -1,0 +1,262 @@
+package dev.tessera.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.api.GpuNodeNames;
+import dev.tessera.api.inventory.Gpu;
+import dev.tessera.api.inventory.MigPlacement;
+import dev.tessera.api.inventory.MigProfile;
+import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.controller.render.Offering;
+import dev.tessera.plugin.k8s.GpuNodeReporter;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A report one offering cannot publish, on the real API server (decision 38): a GPU whose MIG
+ * profile table reaches memory slice 40, more than a counter set holds. Labelled mig-dynamic, the
+ * node gets no slices, the controller logs why (node and offering) and counts the node as rejected;
+ * relabelled exclusive, the same report is published. The controller runs as its own process under
+ * a driver name, Lease namespace and election namespace of its own, beside whatever Tessera the
+ * suite runs.
+ */
+class RefusedReportE2E {
+  private static final String NAMESPACE = "tessera-refused-e2e";
+  private static final String DRIVER = "refused-e2e.tessera.dev";
+  private static final String NODE = "refused-e2e-node";
+
+  /** The refusal's log line: its node, its offering and the renderer's reason, on one line. */
+  private static final Pattern REFUSAL =
+      Pattern.compile(
+          "(?m)^.*rejecting the GpuNode's status; the node gets no slices node=\""
+              + NODE
+              + "\" offering=\"mig-dynamic\" reason=\"[^\n]*more than a counter set holds"
+              + " \\(32\\).*$");
+
+  private static final Pattern REJECTED =
+      Pattern.compile("(?m)^tessera_controller_rejected_nodes\\S* (\\S+)$");
+
+  @Test
+  void aReportMigDynamicCannotPublishIsRefusedThereAndPublishedAsExclusive(@TempDir Path work)
+      throws Exception {
+    Cluster cluster = Clusters.require();
+    assumeThat(cluster.components())
+        .as("the API server runs as a process of this host (the local cluster)")
+        .isPresent();
+    try (KubernetesClient client = cluster.adminClient()) {
+      try (var in =
+          Files.newInputStream(
+              ControllerScaleBenchmark.REPO.resolve("deploy/manifests/gpunode-crd.yaml"))) {
+        client.load(in).forceConflicts().serverSideApply();
+      }
+      // A run killed half-way leaves its Node, and a namespace just deleted is still going.
+      client.nodes().withName(NODE).delete();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () -> {
+                var ns = client.namespaces().withName(NAMESPACE).get();
+                return client.nodes().withName(NODE).get() == null
+                    && (ns == null || !"Terminating".equals(ns.getStatus().getPhase()));
+              });
+      client
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+          .serverSideApply();
+      try {
+        seed(client, wideProfileTable(ControllerScaleBenchmark.inventory(work)));
+        var env =
+            Map.of(
+                "TESSERA_CONTROLLER_KUBECONFIG",
+                cluster.adminKubeconfig().toString(),
+                "TESSERA_CONTROLLER_RESYNC",
+                "2000ms",
+                "TESSERA_CONTROLLER_DRIVER_NAME",
+                DRIVER,
+                "TESSERA_CONTROLLER_LEASE_NAMESPACE",
+                NAMESPACE,
+                "TESSERA_CONTROLLER_ELECTION_NAMESPACE",
+                NAMESPACE,
+                "TESSERA_CONTROLLER_METRICS_PORT",
+                "0");
+        try (ControllerProcess controller =
+            ControllerProcess.start(
+                ControllerScaleBenchmark.REPO.resolve("controller/target/tessera-controller.jar"),
+                work.resolve("controller"),
+                env)) {
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .untilAsserted(
+                  () -> assertThat(Files.readString(controller.log())).containsPattern(REFUSAL));
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .untilAsserted(() -> assertThat(rejected(controller)).isEqualTo(1));
+          assertThat(slices(client)).as("slices of the refused node").isEmpty();
+
+          client
+              .nodes()
+              .withName(NODE)
+              .edit(
+                  n -> {
+                    n.getMetadata()
+                        .getLabels()
+                        .put(Offering.NODE_LABEL, Offering.EXCLUSIVE.label());
+                    return n;
+                  });
+          await().atMost(Duration.ofSeconds(60)).until(() -> !slices(client).isEmpty());
+          assertThat(slices(client))
+              .allSatisfy(s -> assertThat(s.getSpec().getDevices()).isNotEmpty());
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .untilAsserted(() -> assertThat(rejected(controller)).isZero());
+          assertThat(controller.alive()).isTrue();
+        }
+      } finally {
+        client.nodes().withName(NODE).delete();
+        client.namespaces().withName(NAMESPACE).delete();
+      }
+      // The slices and the GpuNode go with their Node (owner references, the garbage collector).
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  slices(client).isEmpty()
+                      && client
+                              .genericKubernetesResources(GpuNodeReporter.GPU_NODES)
+                              .withName(NODE)
+                              .get()
+                          == null);
+    }
+  }
+
+  /** GPU 0 with one profile whose placement reaches memory slice 40. */
+  private static NodeInventory wideProfileTable(NodeInventory inventory) {
+    Gpu gpu = inventory.gpus().get(0);
+    MigProfile any = gpu.migProfiles().get(0);
+    var wide =
+        new MigProfile(
+            any.profileId(),
+            any.name(),
+            any.sliceCount(),
+            any.instanceCount(),
+            any.memoryBytes(),
+            any.multiprocessors(),
+            any.copyEngines(),
+            any.decoders(),
+            any.encoders(),
+            any.jpegEngines(),
+            any.ofaEngines(),
+            List.of(new MigPlacement(0, 40)));
+    var gpus = new ArrayList<>(inventory.gpus());
+    gpus.set(
+        0,
+        new Gpu(
+            gpu.index(),
+            gpu.minor(),
+            gpu.uuid(),
+            gpu.productName(),
+            gpu.brand(),
+            gpu.architecture(),
+            gpu.cudaComputeCapability(),
+            gpu.memoryBytes(),
+            gpu.pciBusId(),
+            gpu.pcieRoot(),
+            gpu.numaNode(),
+            gpu.migMode(),
+            gpu.migDevices(),
+            List.of(wide)));
+    return new NodeInventory(
+        inventory.driverVersion(), inventory.cudaDriverVersion(), inventory.nvmlVersion(), gpus);
+  }
+
+  /** The Node (mig-dynamic), its GpuNode with the report, and a live plugin Lease. */
+  private static void seed(KubernetesClient client, NodeInventory inventory) {
+    Node node =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder()
+                    .withNewMetadata()
+                    .withName(NODE)
+                    .addToLabels(Offering.NODE_LABEL, Offering.MIG_DYNAMIC.label())
+                    .endMetadata()
+                    .build())
+            .create();
+    var gpuNodes = client.genericKubernetesResources(GpuNodeReporter.GPU_NODES);
+    var gpuNode =
+        new GenericKubernetesResourceBuilder()
+            .withApiVersion(GpuNodeNames.API_VERSION)
+            .withKind(GpuNodeNames.KIND)
+            .withNewMetadata()
+            .withName(NODE)
+            .withOwnerReferences(
+                new OwnerReferenceBuilder()
+                    .withApiVersion("v1")
+                    .withKind("Node")
+                    .withName(NODE)
+                    .withUid(node.getMetadata().getUid())
+                    .build())
+            .endMetadata()
+            .build();
+    gpuNode.setAdditionalProperty("spec", Map.of("nodeName", NODE));
+    var stored = gpuNodes.resource(gpuNode).create();
+    stored.setAdditionalProperty(
+        "status",
+        Map.of(
+            "gpuCount",
+            inventory.gpus().size(),
+            "inventory",
+            JsonMapper.builder().build().convertValue(inventory, Map.class)));
+    gpuNodes.resource(stored).updateStatus();
+    client
+        .leases()
+        .inNamespace(NAMESPACE)
+        .resource(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName("tessera-" + NODE)
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity("refused-e2e")
+                .withLeaseDurationSeconds(3600)
+                .withRenewTime(ZonedDateTime.now())
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  private static List<ResourceSlice> slices(KubernetesClient client) {
+    return client
+        .dynamicResourceAllocation()
+        .v1()
+        .resourcesSlices()
+        .withField("spec.driver", DRIVER)
+        .list()
+        .getItems();
+  }
+
+  private static double rejected(ControllerProcess controller) throws Exception {
+    var m = REJECTED.matcher(controller.metrics());
+    return m.find() ? Double.parseDouble(m.group(1)) : -1;
+  }
+}
