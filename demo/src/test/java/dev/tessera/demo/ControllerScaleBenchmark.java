@@ -168,7 +168,7 @@ public final class ControllerScaleBenchmark {
   private final Path work;
   private final Setting setting;
   private final NodeInventory template;
-  private final JsonMapper json = JsonMapper.builder().build();
+  private static final JsonMapper JSON = JsonMapper.builder().build();
 
   ControllerScaleBenchmark(
       Cluster cluster,
@@ -439,7 +439,27 @@ public final class ControllerScaleBenchmark {
 
   /** Creates the node, its GpuNode and its plugin Lease; returns the Node's UID. */
   private String createNode(Offering offering, int n) {
-    String name = PREFIX + n;
+    return seedNode(
+        client,
+        PREFIX + n,
+        offering,
+        Fleets.withOwnUuids(template, n),
+        setting.leaseNamespace(),
+        "scale-benchmark");
+  }
+
+  /**
+   * A node as the controller meets it: the Node labelled with its offering, its GpuNode (owned by
+   * the Node) reporting {@code inventory}, and its plugin's Lease in {@code leaseNamespace}, held
+   * for an hour by {@code holder}. Returns the Node's UID.
+   */
+  static String seedNode(
+      KubernetesClient client,
+      String name,
+      Offering offering,
+      NodeInventory inventory,
+      String leaseNamespace,
+      String holder) {
     Node node =
         client
             .nodes()
@@ -473,20 +493,20 @@ public final class ControllerScaleBenchmark {
         "status",
         Map.of(
             "gpuCount",
-            8,
+            inventory.gpus().size(),
             "inventory",
-            json.convertValue(Fleets.withOwnUuids(template, n), Map.class)));
+            JSON.convertValue(inventory, Map.class)));
     gpuNodes.resource(stored).updateStatus();
     client
         .leases()
-        .inNamespace(setting.leaseNamespace())
+        .inNamespace(leaseNamespace)
         .resource(
             new LeaseBuilder()
                 .withNewMetadata()
                 .withName("tessera-" + name)
                 .endMetadata()
                 .withNewSpec()
-                .withHolderIdentity("scale-benchmark")
+                .withHolderIdentity(holder)
                 .withLeaseDurationSeconds(3600)
                 .withRenewTime(ZonedDateTime.now())
                 .endSpec()

@@ -4,32 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A report one offering cannot publish, on the real API server (decision 38): a GPU whose MIG
@@ -84,7 +76,13 @@ class RefusedReportE2E {
               new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
           .serverSideApply();
       try {
-        seed(client, wideProfileTable(ControllerScaleBenchmark.inventory(work)));
+        ControllerScaleBenchmark.seedNode(
+            client,
+            NODE,
+            Offering.MIG_DYNAMIC,
+            wideProfileTable(ControllerScaleBenchmark.inventory(work)),
+            NAMESPACE,
+            "refused-e2e");
         var env =
             Map.of(
                 "TESSERA_CONTROLLER_KUBECONFIG",
@@ -168,81 +166,9 @@ class RefusedReportE2E {
             any.ofaEngines(),
             List.of(new MigPlacement(0, 40)));
     var gpus = new ArrayList<>(inventory.gpus());
-    gpus.set(
-        0,
-        new Gpu(
-            gpu.index(),
-            gpu.minor(),
-            gpu.uuid(),
-            gpu.productName(),
-            gpu.brand(),
-            gpu.architecture(),
-            gpu.cudaComputeCapability(),
-            gpu.memoryBytes(),
-            gpu.pciBusId(),
-            gpu.pcieRoot(),
-            gpu.numaNode(),
-            gpu.migMode(),
-            gpu.migDevices(),
-            List.of(wide)));
+    gpus.set(0, gpu.withMigProfiles(List.of(wide)));
     return new NodeInventory(
         inventory.driverVersion(), inventory.cudaDriverVersion(), inventory.nvmlVersion(), gpus);
-  }
-
-  /** The Node (mig-dynamic), its GpuNode with the report, and a live plugin Lease. */
-  private static void seed(KubernetesClient client, NodeInventory inventory) {
-    Node node =
-        client
-            .nodes()
-            .resource(
-                new NodeBuilder()
-                    .withNewMetadata()
-                    .withName(NODE)
-                    .addToLabels(Offering.NODE_LABEL, Offering.MIG_DYNAMIC.label())
-                    .endMetadata()
-                    .build())
-            .create();
-    var gpuNodes = client.genericKubernetesResources(GpuNodeReporter.GPU_NODES);
-    var gpuNode =
-        new GenericKubernetesResourceBuilder()
-            .withApiVersion(GpuNodeNames.API_VERSION)
-            .withKind(GpuNodeNames.KIND)
-            .withNewMetadata()
-            .withName(NODE)
-            .withOwnerReferences(
-                new OwnerReferenceBuilder()
-                    .withApiVersion("v1")
-                    .withKind("Node")
-                    .withName(NODE)
-                    .withUid(node.getMetadata().getUid())
-                    .build())
-            .endMetadata()
-            .build();
-    gpuNode.setAdditionalProperty("spec", Map.of("nodeName", NODE));
-    var stored = gpuNodes.resource(gpuNode).create();
-    stored.setAdditionalProperty(
-        "status",
-        Map.of(
-            "gpuCount",
-            inventory.gpus().size(),
-            "inventory",
-            JsonMapper.builder().build().convertValue(inventory, Map.class)));
-    gpuNodes.resource(stored).updateStatus();
-    client
-        .leases()
-        .inNamespace(NAMESPACE)
-        .resource(
-            new LeaseBuilder()
-                .withNewMetadata()
-                .withName("tessera-" + NODE)
-                .endMetadata()
-                .withNewSpec()
-                .withHolderIdentity("refused-e2e")
-                .withLeaseDurationSeconds(3600)
-                .withRenewTime(ZonedDateTime.now())
-                .endSpec()
-                .build())
-        .create();
   }
 
   private static List<ResourceSlice> slices(KubernetesClient client) {

@@ -34,6 +34,25 @@ public record Gpu(
     migProfiles = List.copyOf(migProfiles);
   }
 
+  /** This GPU with another MIG profile table (shared tables, tests of odd ones). */
+  public Gpu withMigProfiles(List<MigProfile> profiles) {
+    return new Gpu(
+        index,
+        minor,
+        uuid,
+        productName,
+        brand,
+        architecture,
+        cudaComputeCapability,
+        memoryBytes,
+        pciBusId,
+        pcieRoot,
+        numaNode,
+        migMode,
+        migDevices,
+        profiles);
+  }
+
   public Optional<MigProfile> migProfile(int profileId) {
     return migProfiles.stream().filter(p -> p.profileId() == profileId).findFirst();
   }

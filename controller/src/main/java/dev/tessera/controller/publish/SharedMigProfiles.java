@@ -39,21 +39,7 @@ final class SharedMigProfiles {
       }
       shared = tables.computeIfAbsent(profiles, p -> p);
     }
-    return new Gpu(
-        gpu.index(),
-        gpu.minor(),
-        gpu.uuid(),
-        gpu.productName(),
-        gpu.brand(),
-        gpu.architecture(),
-        gpu.cudaComputeCapability(),
-        gpu.memoryBytes(),
-        gpu.pciBusId(),
-        gpu.pcieRoot(),
-        gpu.numaNode(),
-        gpu.migMode(),
-        gpu.migDevices(),
-        shared);
+    return gpu.withMigProfiles(shared);
   }
 
   /** How many distinct tables are held (for tests). */

@@ -3,7 +3,6 @@ package dev.tessera.controller.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tessera.api.health.NodeHealth;
-import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
@@ -101,23 +100,7 @@ class PoolPlannerIT {
             good.driverVersion(),
             good.cudaDriverVersion(),
             good.nvmlVersion(),
-            List.of(
-                good.gpus().get(0),
-                new Gpu(
-                    gpu.index(),
-                    gpu.minor(),
-                    gpu.uuid(),
-                    gpu.productName(),
-                    gpu.brand(),
-                    gpu.architecture(),
-                    gpu.cudaComputeCapability(),
-                    gpu.memoryBytes(),
-                    gpu.pciBusId(),
-                    gpu.pcieRoot(),
-                    gpu.numaNode(),
-                    gpu.migMode(),
-                    gpu.migDevices(),
-                    List.of(wide))));
+            List.of(good.gpus().get(0), gpu.withMigProfiles(List.of(wide))));
     var report = new ReportedNodes.Reported(bad, NodeHealth.ALL_HEALTHY, "gpunode-uid", null);
     var published =
         planner.plan(
