@@ -7,6 +7,7 @@ import dev.tessera.api.events.EventRecorder;
 import dev.tessera.api.events.EventSource;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.plugin.app.FatalErrors;
 import dev.tessera.plugin.app.KubeletSockets;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder;
@@ -63,6 +64,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import jakarta.inject.Singleton;
 import java.io.IOException;
@@ -112,11 +114,22 @@ public class PluginFactory {
   }
 
   /**
-   * Built on its own thread at start-up ({@link KubernetesClientWarmUp}); first use waits for it.
+   * Started at start-up, eagerly: the client is built on its own thread (Micronaut's {@code
+   * Parallel} built it on the main thread, in the way of the kubelet sockets).
    */
+  @Context
+  KubernetesClientWarmUp kubernetesClientWarmUp(PluginConfig config, FatalErrors fatalErrors) {
+    return new KubernetesClientWarmUp(() -> buildKubernetesClient(config), fatalErrors);
+  }
+
+  /** Built by {@link KubernetesClientWarmUp}; first use waits for it. */
   @Singleton
   @Bean(preDestroy = "close")
-  KubernetesClient kubernetesClient(PluginConfig config) {
+  KubernetesClient kubernetesClient(KubernetesClientWarmUp warmUp) {
+    return warmUp.client();
+  }
+
+  private static KubernetesClient buildKubernetesClient(PluginConfig config) {
     Config clientConfig;
     if (config.kubeconfig() != null && !config.kubeconfig().isBlank()) {
       try {

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -33,32 +34,49 @@ public final class UnixSocketServer implements AutoCloseable {
     this.group = group;
   }
 
-  /** Replaces a stale socket file left by an earlier process and starts serving. */
+  /**
+   * Starts serving, then puts the socket at its name (replacing a stale one an earlier process
+   * left). The socket file appears at bind, before the server listens: a kubelet that dials it in
+   * between is refused and retries only on its next reconcile. So it is bound under a hidden name,
+   * which the kubelet's plugin watcher ignores, and renamed once it listens.
+   */
   public static UnixSocketServer start(Path socket, List<BindableService> services)
       throws IOException {
     Files.createDirectories(socket.toAbsolutePath().getParent());
-    Files.deleteIfExists(socket);
+    Path bound = socket.resolveSibling("." + socket.getFileName() + ".binding");
+    Files.deleteIfExists(bound);
     NettyServerBuilder builder;
     EventLoopGroup group;
     if (Epoll.isAvailable()) {
       group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
       builder =
-          NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+          NettyServerBuilder.forAddress(new DomainSocketAddress(bound.toString()))
               .channelType(EpollServerDomainSocketChannel.class);
     } else {
       group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
       builder =
-          NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(socket))
+          NettyServerBuilder.forAddress(UnixDomainSocketAddress.of(bound))
               .channelType(NioServerDomainSocketChannel.class);
     }
     builder.bossEventLoopGroup(group).workerEventLoopGroup(group);
     services.forEach(builder::addService);
+    Server server;
     try {
-      return new UnixSocketServer(socket, builder.build().start(), group);
+      server = builder.build().start();
     } catch (IOException | RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       throw e;
     }
+    var started = new UnixSocketServer(socket, server, group);
+    try {
+      Files.move(
+          bound, socket, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException | RuntimeException e) {
+      started.close();
+      Files.deleteIfExists(bound);
+      throw e;
+    }
+    return started;
   }
 
   public Path socket() {
