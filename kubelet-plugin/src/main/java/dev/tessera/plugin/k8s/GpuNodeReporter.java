@@ -39,11 +39,10 @@ import tools.jackson.databind.json.JsonMapper;
  * owned by the Node so it goes with it), creating the object when it is missing: the inventory, the
  * device health, and who holds which device ({@link NodeUsage}: holders, free and total GPUs,
  * shared memory left). The controller renders the node's ResourceSlices from this status, and
- * taints the devices its {@code health} says are unhealthy. The plugin's fields are written from
- * the latest of each, as a merge patch of the status that names only them: {@code status.offering}
- * is the controller's and stays as it wrote it (docs/decisions.md). A write that would change
- * nothing is not made, and a write sends only the fields that changed since the last one ({@link
- * GpuNodeStatusPatch}).
+ * taints the devices its {@code health} says are unhealthy. The plugin's fields are always written
+ * together, from the latest of each, as a merge patch of the status that names only them: {@code
+ * status.offering} is the controller's and stays as it wrote it (docs/decisions.md). A write that
+ * would change nothing is not made.
  */
 public final class GpuNodeReporter implements AutoCloseable, ClaimHolders {
   private static final long HEALTH_RETRY_SECONDS = 2;
@@ -78,11 +77,6 @@ public final class GpuNodeReporter implements AutoCloseable, ClaimHolders {
 
   private String observedTime; // guarded by this
   private Map<String, Object> written; // guarded by this: the status last written
-
-  /** The inventory as status fields, converted once per inventory (not once per prepare). */
-  private NodeInventory convertedInventory; // guarded by this
-
-  private Map<?, ?> inventoryFields; // guarded by this
 
   /**
    * @param claims the node's claims as they are now (who holds the devices)
@@ -179,12 +173,12 @@ public final class GpuNodeReporter implements AutoCloseable, ClaimHolders {
       LOG.atInfo().addKeyValue("node", nodeName).log("created GpuNode");
     }
     try {
-      patchStatus(GpuNodeStatusPatch.between(written, status));
+      patchStatus(status);
     } catch (KubernetesClientException e) {
       if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
         throw e;
       }
-      // Deleted since (by hand, or with its Node gone and back): made again, with every field.
+      // Deleted since (by hand, or with its Node gone and back): made again.
       gpuNodes.resource(newGpuNode()).create();
       patchStatus(status);
     }
@@ -247,11 +241,7 @@ public final class GpuNodeReporter implements AutoCloseable, ClaimHolders {
     status.put(
         "product", products.size() == 1 ? products.get(0) : products.isEmpty() ? "" : "mixed");
     status.put("observedTime", observedTime);
-    if (inventoryFields == null || convertedInventory != inventory) {
-      inventoryFields = json.convertValue(inventory, Map.class);
-      convertedInventory = inventory;
-    }
-    status.put("inventory", inventoryFields);
+    status.put("inventory", json.convertValue(inventory, Map.class));
     status.put("unhealthyDevices", health.unhealthyCount());
     status.put("health", json.convertValue(health, Map.class));
     NodeUsage usage = NodeUsage.of(nodeName, inventory, health, claims.get(), Map.copyOf(pods));
