@@ -1,19 +1,17 @@
 package dev.tessera.plugin.config;
 
-import dev.tessera.plugin.app.FatalErrors;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
+import io.micronaut.context.annotation.Context;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Builds the Kubernetes client on a thread of its own at start-up: it takes a few hundred
- * milliseconds of class loading (600 ms of the main thread's 1.9 s before the registration socket,
- * when Micronaut built it) that the kubelet registration need not wait for. Its first user waits
- * for it ({@link #client()}). A client that cannot be built is fatal: the process exits, as it did
- * when the build failed the start-up.
+ * Builds the Kubernetes client at start-up, on the main thread, as the context's other beans are: a
+ * client that cannot be built fails the start-up. (It was marked {@code @Parallel} to build it on a
+ * thread of its own, but Micronaut built it on the main thread all the same: 600 ms of that
+ * thread's 1.9 s before the registration socket, JIT. Building it on a thread of its own was
+ * measured and did not shorten the start on two cores, where the start is CPU-bound: decision 39.)
  *
  * <p>Then, in the background, pays what the first prepare would otherwise pay on the kubelet's
  * clock: fabric8 builds its deserializers for a claim's model classes on first use, and the first
@@ -21,6 +19,7 @@ import org.slf4j.LoggerFactory;
  * like the ones a prepare reads and asks for a claim that does not exist. Neither can fail the
  * start-up: an API server that is away now is the prepare's problem, not the warm-up's.
  */
+@Context
 public class KubernetesClientWarmUp {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesClientWarmUp.class);
 
@@ -47,32 +46,9 @@ public class KubernetesClientWarmUp {
          "data":{"uuid":"GPU-0"}}]}}
       """;
 
-  private final CompletableFuture<KubernetesClient> client = new CompletableFuture<>();
-
-  /** Starts building the client with {@code build}. */
-  public KubernetesClientWarmUp(Supplier<KubernetesClient> build, FatalErrors fatalErrors) {
-    Thread.ofPlatform()
-        .daemon()
-        .name("client-warm-up")
-        .start(
-            () -> {
-              KubernetesClient built;
-              try {
-                built = build.get();
-              } catch (RuntimeException e) {
-                LOG.atError().setCause(e).log("cannot build the Kubernetes client");
-                client.completeExceptionally(e);
-                fatalErrors.fatal("cannot build the Kubernetes client: " + e.getMessage());
-                return;
-              }
-              client.complete(built);
-              warmUp(built);
-            });
-  }
-
-  /** The client, once built; throws what the build threw. */
-  public KubernetesClient client() {
-    return client.join();
+  public KubernetesClientWarmUp(KubernetesClient client) {
+    client.getConfiguration();
+    Thread.ofPlatform().daemon().name("client-warm-up").start(() -> warmUp(client));
   }
 
   private static void warmUp(KubernetesClient client) {

@@ -7,7 +7,6 @@ import dev.tessera.api.events.EventRecorder;
 import dev.tessera.api.events.EventSource;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.plugin.app.FatalErrors;
 import dev.tessera.plugin.app.KubeletSockets;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder;
@@ -64,7 +63,6 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Bean;
-import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import jakarta.inject.Singleton;
 import java.io.IOException;
@@ -114,22 +112,12 @@ public class PluginFactory {
   }
 
   /**
-   * Started at start-up, eagerly: the client is built on its own thread (Micronaut's {@code
-   * Parallel} built it on the main thread, in the way of the kubelet sockets).
+   * Built at start-up, for {@link KubernetesClientWarmUp} (an eager bean); its users hold
+   * providers.
    */
-  @Context
-  KubernetesClientWarmUp kubernetesClientWarmUp(PluginConfig config, FatalErrors fatalErrors) {
-    return new KubernetesClientWarmUp(() -> buildKubernetesClient(config), fatalErrors);
-  }
-
-  /** Built by {@link KubernetesClientWarmUp}; first use waits for it. */
   @Singleton
   @Bean(preDestroy = "close")
-  KubernetesClient kubernetesClient(KubernetesClientWarmUp warmUp) {
-    return warmUp.client();
-  }
-
-  private static KubernetesClient buildKubernetesClient(PluginConfig config) {
+  KubernetesClient kubernetesClient(PluginConfig config) {
     Config clientConfig;
     if (config.kubeconfig() != null && !config.kubeconfig().isBlank()) {
       try {

@@ -42,8 +42,7 @@ public final class ApiServerClaims implements ClaimSource, AutoCloseable {
   private final StatusReporter reporter;
 
   /**
-   * @param client gives the client once it is built (it is built beside the kubelet sockets at
-   *     start-up, so the plugin registers without waiting for it)
+   * @param client gives the client (built at start-up, before the kubelet sockets are served)
    * @param statusDelay how long a status write waits for a newer one of the same claim
    */
   public ApiServerClaims(
