@@ -43,7 +43,8 @@ public final class UnixSocketServer implements AutoCloseable {
   public static UnixSocketServer start(Path socket, List<BindableService> services)
       throws IOException {
     Files.createDirectories(socket.toAbsolutePath().getParent());
-    Path bound = socket.resolveSibling("." + socket.getFileName() + ".binding");
+    // One character more than the name: a socket's path has room for 107 bytes only.
+    Path bound = socket.resolveSibling("." + socket.getFileName());
     Files.deleteIfExists(bound);
     NettyServerBuilder builder;
     EventLoopGroup group;
