@@ -1,7 +1,6 @@
 package dev.tessera.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.DriverNames;
@@ -62,10 +61,7 @@ class ApiServerOutageE2E {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = Clusters.require();
-    assumeThat(cluster.components())
-        .as("the cluster's API server runs as a process of this host (the local cluster)")
-        .isPresent();
+    cluster = Clusters.requireLocal();
     components = cluster.components().orElseThrow();
     // An election Lease longer than the outage: the leader gives its lead up at its first failed
     // renewal (fabric8's elector) and exits, but no replica can lead again before that Lease runs

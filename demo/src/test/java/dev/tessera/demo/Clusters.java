@@ -24,6 +24,18 @@ final class Clusters {
   }
 
   /**
+   * The cluster the scenario tests run on, where its components run as processes of this host (the
+   * local cluster): for tests that stop, start or read them. Elsewhere (kind) the test is skipped.
+   */
+  static Cluster requireLocal() {
+    Cluster cluster = require();
+    Assumptions.assumeTrue(
+        cluster.components().isPresent(),
+        "the API server runs as a process of this host (the local cluster)");
+    return cluster;
+  }
+
+  /**
    * A cluster for tests that need only the API server (and scheduler): the one asked for, else the
    * local cluster, else kind through Testcontainers where an engine answers.
    */

@@ -1,7 +1,6 @@
 package dev.tessera.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.tessera.controller.render.Offering;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -28,10 +27,7 @@ class ControllerScaleSmokeE2E {
   @Test
   void everyPoolIsPublishedThenNothingIsWrittenAndNothingIsLeft(@TempDir Path work)
       throws Exception {
-    Cluster cluster = Clusters.require();
-    assumeThat(cluster.components())
-        .as("the API server runs as a process of this host (the local cluster)")
-        .isPresent();
+    Cluster cluster = Clusters.requireLocal();
     try (KubernetesClient client = cluster.adminClient();
         ExecutorService pool = Executors.newFixedThreadPool(4)) {
       client

@@ -1,7 +1,6 @@
 package dev.tessera.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.inventory.Gpu;
@@ -50,10 +49,7 @@ class RefusedReportE2E {
   @Test
   void aReportMigDynamicCannotPublishIsRefusedThereAndPublishedAsExclusive(@TempDir Path work)
       throws Exception {
-    Cluster cluster = Clusters.require();
-    assumeThat(cluster.components())
-        .as("the API server runs as a process of this host (the local cluster)")
-        .isPresent();
+    Cluster cluster = Clusters.requireLocal();
     try (KubernetesClient client = cluster.adminClient()) {
       try (var in =
           Files.newInputStream(
