@@ -44,6 +44,14 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{/* Extra env from a map, sorted by name. */}}
+{{/* Both apps read LOG_LEVEL and LOG_FORMAT (dev.tessera.api.logging.LogbackSetup). */}}
+{{- define "tessera.loggingEnv" -}}
+- name: LOG_LEVEL
+  value: {{ .Values.logging.level | quote }}
+- name: LOG_FORMAT
+  value: {{ .Values.logging.format | quote }}
+{{- end -}}
+
 {{- define "tessera.extraEnv" -}}
 {{- range $k, $v := . }}
 - name: {{ $k }}

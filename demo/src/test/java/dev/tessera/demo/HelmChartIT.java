@@ -483,6 +483,20 @@ class HelmChartIT {
   }
 
   @Test
+  void bothAppsLogAtTheChosenLevelAndFormat() throws Exception {
+    for (var app : List.of(DaemonSet.class, Deployment.class)) {
+      var defaults = firstContainer(render(), app).getEnv();
+      assertThat(env(defaults, "LOG_LEVEL")).as(app.getSimpleName()).isEqualTo("INFO");
+      assertThat(env(defaults, "LOG_FORMAT")).as(app.getSimpleName()).isEqualTo("text");
+      var chosen =
+          firstContainer(render("logging.level=DEBUG", "logging.format=json"), app).getEnv();
+      assertThat(env(chosen, "LOG_LEVEL")).as(app.getSimpleName()).isEqualTo("DEBUG");
+      assertThat(env(chosen, "LOG_FORMAT")).as(app.getSimpleName()).isEqualTo("json");
+    }
+    assertThatThrownBy(() -> render("logging.format=yaml")).hasMessageContaining("logging");
+  }
+
+  @Test
   void hostNetworkControllerReplicasAreReplacedOneAtATimeNotSurged() throws Exception {
     // A surge pod cannot bind the old one's ports on the same node: the upgrade never finished.
     var strategy = one(render("hostNetwork=true"), Deployment.class).getSpec().getStrategy();
@@ -541,6 +555,7 @@ class HelmChartIT {
             "plugin.image.pullPolicy=Sometimes",
             "plugin.capabilities={CAP_SYS_ADMIN}",
             "plugin.mpsDaemons=threads",
+            "logging.level=LOUD",
             "unknownKey=1")) {
       var result =
           helm(List.of("template", "tessera", CHART.toString(), "-n", NAMESPACE, "--set", bad));

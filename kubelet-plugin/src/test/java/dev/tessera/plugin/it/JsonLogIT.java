@@ -1,0 +1,66 @@
+package dev.tessera.plugin.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The plugin's jar run as the chart runs it with {@code logging.format=json}: {@code
+ * LOG_FORMAT=json} turns every line it writes, from its start to its stop, into one JSON object a
+ * log pipeline can read, with the key/values a text line carries (here the metrics port).
+ */
+class JsonLogIT {
+  private final JsonMapper json = JsonMapper.builder().build();
+
+  @TempDir Path dir;
+
+  @Test
+  void everyLineFromStartToStopIsOneJsonObject() throws Exception {
+    assertThat(KillablePlugin.JAR).as("the shaded plugin jar (built at package)").exists();
+    Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 1);
+    try (var api = new MockApiServer()) {
+      var env = new LinkedHashMap<String, String>();
+      env.put("NODE_NAME", PluginHarness.NODE);
+      env.put("TESSERA_REGISTRY_DIR", dir.resolve("registry").toString());
+      env.put("TESSERA_PLUGINS_DIR", dir.resolve("plugins").toString());
+      env.put("TESSERA_CDI_DIR", dir.resolve("cdi").toString());
+      env.put("TESSERA_DRIVER_ROOT", root.toString());
+      env.put("TESSERA_KUBECONFIG", api.writeKubeconfig(dir).toString());
+      env.put("TESSERA_BOOT_ID_FILE", Files.writeString(dir.resolve("boot_id"), "b\n").toString());
+      env.put("TESSERA_METRICS_PORT", "-1");
+      env.put("LOG_FORMAT", "json");
+      try (var plugin = PluginProcess.start(KillablePlugin.JAR, dir.resolve("node"), "", env)) {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> Files.readString(plugin.log()).contains("serving metrics"));
+        plugin.close();
+        List<JsonNode> lines =
+            Files.readAllLines(plugin.log()).stream()
+                .filter(l -> !l.isBlank())
+                .map(json::readTree)
+                .toList();
+        assertThat(lines).allSatisfy(l -> assertThat(l.isObject()).isTrue());
+        assertThat(lines)
+            .allSatisfy(l -> assertThat(l.path("level").asString()).isNotBlank())
+            .anySatisfy(
+                l -> {
+                  assertThat(l.path("message").asString()).startsWith("serving metrics");
+                  assertThat(l.path("kvpList").toString()).contains("\"port\"");
+                })
+            .anySatisfy(
+                l ->
+                    assertThat(l.path("message").asString())
+                        .contains("stopped serving the kubelet"));
+      }
+    }
+  }
+}
