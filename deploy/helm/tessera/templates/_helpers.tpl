@@ -43,7 +43,6 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end -}}
 
-{{/* Extra env from a map, sorted by name. */}}
 {{/* Both apps read LOG_LEVEL and LOG_FORMAT (dev.tessera.api.logging.LogbackSetup). */}}
 {{- define "tessera.loggingEnv" -}}
 - name: LOG_LEVEL
@@ -52,6 +51,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   value: {{ .Values.logging.format | quote }}
 {{- end -}}
 
+{{/* Extra env from a map, sorted by name. */}}
 {{- define "tessera.extraEnv" -}}
 {{- range $k, $v := . }}
 - name: {{ $k }}

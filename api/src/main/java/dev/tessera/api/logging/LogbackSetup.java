@@ -14,10 +14,11 @@ import java.util.Locale;
 import java.util.function.UnaryOperator;
 
 /**
- * Both apps' logging, set up in code: logback's XML configuration cost the node plugin's start 150
- * ms (JIT) and ~45 ms with the AOT cache, and loaded ~200 classes of Joran and the JDK's XML parser
- * for a file that never changes (docs/benchmarks.md, issue 13). Each app registers it in its own
- * {@code META-INF/services}, so the library users of {@code api} keep their own logging.
+ * Both apps' logging, set up in code: through logback's XML configuration the first logger cost a
+ * fresh JVM 214 ms (JIT) and 50 ms with the AOT cache, and loaded 542 more classes (Joran and the
+ * JDK's XML parser) for a file that never changes; set up here, 120 and 26 ms (docs/benchmarks.md,
+ * decision 40). Each app registers it in its own {@code META-INF/services}, so the library users of
+ * {@code api} keep their own logging.
  *
  * <p>{@code LOG_LEVEL} (default INFO) sets the root level, {@code LOG_FORMAT=json} writes JSON
  * lines (default: text). A logback configuration asked for by name ({@code

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
@@ -27,9 +28,17 @@ class LogbackSetupTest {
   private static final ClassLoader PLAIN = new URLClassLoader(new URL[0], null);
 
   private static LoggerContext configured(Map<String, String> env, ExecutionStatus expected) {
+    return configured(env::get, name -> null, PLAIN, expected);
+  }
+
+  private static LoggerContext configured(
+      UnaryOperator<String> env,
+      UnaryOperator<String> systemProperty,
+      ClassLoader classLoader,
+      ExecutionStatus expected) {
     var context = new LoggerContext();
     context.setMDCAdapter(new LogbackMDCAdapter());
-    var setup = new LogbackSetup(env::get, name -> null, PLAIN);
+    var setup = new LogbackSetup(env, systemProperty, classLoader);
     setup.setContext(context);
     assertThat(setup.configure(context)).isEqualTo(expected);
     return context;
@@ -92,14 +101,12 @@ class LogbackSetupTest {
 
   @Test
   void aConfigurationFileAskedForByNameIsLeftToLogback() {
-    var context = new LoggerContext();
-    var setup =
-        new LogbackSetup(
+    var context =
+        configured(
             name -> null,
             name -> name.equals("logback.configurationFile") ? "logback-json.xml" : null,
-            PLAIN);
-    setup.setContext(context);
-    assertThat(setup.configure(context)).isEqualTo(ExecutionStatus.INVOKE_NEXT_IF_ANY);
+            PLAIN,
+            ExecutionStatus.INVOKE_NEXT_IF_ANY);
     assertThat(context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("OUT")).isNull();
   }
 
@@ -107,10 +114,7 @@ class LogbackSetupTest {
   void aTestSuitesLogbackTestXmlIsLeftToLogback(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("logback-test.xml"), "<configuration/>");
     try (var withTestXml = new URLClassLoader(new URL[] {dir.toUri().toURL()}, null)) {
-      var context = new LoggerContext();
-      var setup = new LogbackSetup(name -> null, name -> null, withTestXml);
-      setup.setContext(context);
-      assertThat(setup.configure(context)).isEqualTo(ExecutionStatus.INVOKE_NEXT_IF_ANY);
+      configured(name -> null, name -> null, withTestXml, ExecutionStatus.INVOKE_NEXT_IF_ANY);
     }
   }
 }

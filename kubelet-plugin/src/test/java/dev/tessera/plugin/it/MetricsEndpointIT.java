@@ -10,7 +10,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -34,15 +33,7 @@ class MetricsEndpointIT {
     assertThat(KillablePlugin.JAR).as("the shaded plugin jar (built at package)").exists();
     Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 1);
     try (var api = new MockApiServer()) {
-      var env = new LinkedHashMap<String, String>();
-      env.put("NODE_NAME", PluginHarness.NODE);
-      env.put("TESSERA_REGISTRY_DIR", dir.resolve("registry").toString());
-      env.put("TESSERA_PLUGINS_DIR", dir.resolve("plugins").toString());
-      env.put("TESSERA_CDI_DIR", dir.resolve("cdi").toString());
-      env.put("TESSERA_DRIVER_ROOT", root.toString());
-      env.put("TESSERA_KUBECONFIG", api.writeKubeconfig(dir).toString());
-      env.put("TESSERA_BOOT_ID_FILE", Files.writeString(dir.resolve("boot_id"), "b\n").toString());
-      env.put("TESSERA_METRICS_PORT", "-1");
+      var env = PluginProcess.nodeEnv(dir, root, api.writeKubeconfig(dir));
       env.put("TESSERA_METRICS_PERIOD", "300ms");
       try (var plugin = PluginProcess.start(KillablePlugin.JAR, dir.resolve("node"), "", env)) {
         int[] port = {-1};

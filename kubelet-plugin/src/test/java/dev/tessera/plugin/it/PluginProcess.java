@@ -87,6 +87,24 @@ public final class PluginProcess implements AutoCloseable {
   }
 
   /**
+   * The env vars a DaemonSet gives the plugin, for a node laid out under {@code dir}: the kubelet's
+   * dirs, the CDI dir, a boot id file, the driver root, the API server and a random metrics port.
+   */
+  public static Map<String, String> nodeEnv(Path dir, Path driverRoot, Path kubeconfig)
+      throws IOException {
+    var env = new LinkedHashMap<String, String>();
+    env.put("NODE_NAME", NODE);
+    env.put("TESSERA_REGISTRY_DIR", dir.resolve("registry").toString());
+    env.put("TESSERA_PLUGINS_DIR", dir.resolve("plugins").toString());
+    env.put("TESSERA_CDI_DIR", dir.resolve("cdi").toString());
+    env.put("TESSERA_DRIVER_ROOT", driverRoot.toString());
+    env.put("TESSERA_KUBECONFIG", kubeconfig.toString());
+    env.put("TESSERA_BOOT_ID_FILE", Files.writeString(dir.resolve("boot_id"), "b\n").toString());
+    env.put("TESSERA_METRICS_PORT", "-1");
+    return env;
+  }
+
+  /**
    * Starts the plugin on this JVM's runtime, configured by {@code env} (the settings' env vars, as
    * a DaemonSet sets them); its log goes to {@code dir/plugin.log}.
    */
