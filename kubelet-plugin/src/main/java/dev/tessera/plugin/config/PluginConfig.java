@@ -13,8 +13,8 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The node plugin's settings ({@code tessera.*} in application.yml; each also an env var such as
- * {@code TESSERA_NODE_NAME}).
+ * The node plugin's settings ({@code tessera.*}; defaults in tessera-defaults.properties, each also
+ * an env var such as {@code TESSERA_NODE_NAME}).
  *
  * @param driverName the DRA driver name, also the name of the socket files
  * @param nodeName the node this plugin runs on (from the downward API); its pool's name

@@ -1,0 +1,53 @@
+package dev.tessera.api.startup;
+
+import io.micronaut.core.io.service.SoftServiceLoader.StaticDefinition;
+import io.micronaut.core.io.service.SoftServiceLoader.StaticServiceLoader;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+
+/**
+ * One service's providers, from the jar's index instead of Micronaut's scan. Each provider is made
+ * as Micronaut's own loader makes it (public no-argument constructor) and, as there, one whose
+ * class or constructor is missing or not public is left out: a library's optional integration whose
+ * dependency the jar does not carry.
+ */
+final class IndexedServiceLoader implements StaticServiceLoader<Object> {
+  private static final MethodType NO_ARGUMENTS = MethodType.methodType(void.class);
+
+  private final List<String> providers;
+  private final ClassLoader classLoader;
+
+  IndexedServiceLoader(List<String> providers, ClassLoader classLoader) {
+    this.providers = List.copyOf(providers);
+    this.classLoader = classLoader;
+  }
+
+  @Override
+  public Stream<StaticDefinition<Object>> findAll(Predicate<String> nameCondition) {
+    return providers.stream()
+        .filter(nameCondition)
+        .flatMap(
+            name -> instantiate(name).map(made -> StaticDefinition.of(name, () -> made)).stream());
+  }
+
+  private Optional<Object> instantiate(String name) {
+    try {
+      Class<?> type = Class.forName(name, false, classLoader);
+      return Optional.of(MethodHandles.publicLookup().findConstructor(type, NO_ARGUMENTS).invoke());
+    } catch (NoClassDefFoundError
+        | ClassNotFoundException
+        | NoSuchMethodException
+        | IllegalAccessException e) {
+      return Optional.empty();
+    } catch (Error e) {
+      throw e;
+    } catch (Throwable e) {
+      // Named: a provider that fails while made fails the context, as with Micronaut's own loader.
+      throw new IllegalStateException("service provider " + name + " failed while made", e);
+    }
+  }
+}
