@@ -27,6 +27,7 @@ import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.k8s.MpsDaemonPod;
 import dev.tessera.plugin.k8s.PodMpsDaemons;
 import dev.tessera.plugin.k8s.StoppingHttpClients;
+import dev.tessera.plugin.k8s.TypedSerialization;
 import dev.tessera.plugin.kubelet.ClaimBatch;
 import dev.tessera.plugin.kubelet.DraHealthService;
 import dev.tessera.plugin.metrics.ClaimDetailsBook;
@@ -137,6 +138,7 @@ public class PluginFactory {
     return new KubernetesClientBuilder()
         .withConfig(clientConfig)
         .withHttpClientFactory(new StoppingHttpClients())
+        .withKubernetesSerialization(TypedSerialization.create())
         .build();
   }
 

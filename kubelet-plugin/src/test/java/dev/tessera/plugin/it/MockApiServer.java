@@ -66,6 +66,22 @@ public final class MockApiServer implements AutoCloseable {
     return file;
   }
 
+  /** Waits for a request whose path contains {@code pathPart}, skipping the ones before it. */
+  public boolean awaitRequest(String pathPart, java.time.Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      var request =
+          server.takeRequest(
+              Math.max(1, (deadline - System.nanoTime()) / 1_000_000),
+              java.util.concurrent.TimeUnit.MILLISECONDS);
+      if (request != null && request.getPath() != null && request.getPath().contains(pathPart)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   @Override
   public void close() {
     client.close();
