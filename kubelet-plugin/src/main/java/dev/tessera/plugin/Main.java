@@ -1,10 +1,8 @@
 package dev.tessera.plugin;
 
 import dev.tessera.api.lifecycle.ClosedAtShutdown;
-import dev.tessera.api.startup.AppDefaults;
-import dev.tessera.api.startup.MicronautServiceIndex;
+import dev.tessera.api.startup.AppContext;
 import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.Micronaut;
 
 /**
  * The node plugin. {@code inventory [--driver-root DIR]} prints what NVML sees and exits, without a
@@ -23,17 +21,8 @@ public final class Main {
       }
       System.exit(InventoryMain.run(driverRoot, System.out, System.err));
     }
-    // Neither scans the jar through a zip file system (decision 41): before anything asks
-    // Micronaut for a service, the context gets the jar's services from an index, and the app's
-    // defaults come from tessera-defaults.properties instead of an application.properties.
-    ClassLoader jar = Main.class.getClassLoader();
-    MicronautServiceIndex.install(System.getProperty("java.class.path"), jar);
-    ApplicationContext context =
-        Micronaut.build(args)
-            .mainClass(Main.class)
-            .banner(false)
-            .propertySources(AppDefaults.of("tessera-defaults.properties", jar))
-            .start();
+    // Started without Micronaut scanning the jar (decision 41).
+    ApplicationContext context = AppContext.start(Main.class, args);
     // Micronaut closes the context on SIGTERM and keeps the JVM up only for an embedded server,
     // and the plugin has none (its HTTP is the JDK's): the hook closes it (sockets removed,
     // in-flight work finished) and main lives until then.

@@ -14,7 +14,9 @@ import java.util.Properties;
  * zip file system it opens over the whole jar (~100 ms of a JIT start for the 40 MB shaded jar,
  * docs/benchmarks.md); read here through the class loader, the same settings cost next to nothing.
  * They keep the place an {@code application.properties} has: below the environment variables and
- * system properties, so {@code TESSERA_*} and {@code -Dtessera.*} still win.
+ * system properties, so {@code TESSERA_*} and {@code -Dtessera.*} still win. Only the contexts the
+ * apps' {@code Main} builds (through {@link AppContext}) read them; a test that builds its own
+ * context sets what it needs.
  */
 public final class AppDefaults {
   private AppDefaults() {}
@@ -36,8 +38,8 @@ public final class AppDefaults {
       throw new UncheckedIOException("cannot read " + resource, e);
     }
     var values = new LinkedHashMap<String, Object>();
-    properties.stringPropertyNames().stream()
-        .sorted()
+    properties
+        .stringPropertyNames()
         .forEach(name -> values.put(name, properties.getProperty(name)));
     return PropertySource.of(resource, values, AbstractPropertySourceLoader.DEFAULT_POSITION);
   }

@@ -12,8 +12,10 @@ import java.util.Set;
  * Micronaut's static service loaders for an app run from one jar: the jar's own services, and an
  * empty loader for every other service name, because from one jar a service the jar does not list
  * has no provider. Micronaut asks for some it never finds (its context builder's {@code
- * ApplicationContextCustomizer}), and a name missing here would send it back to scanning the jar.
- * So {@link #containsKey} answers for every name, though only the jar's own are entries.
+ * io.micronaut.context.ApplicationContextConfigurer}), and a name missing here would send it back
+ * to scanning the jar. So {@link #containsKey} answers for every name, though only the jar's own
+ * are entries. Through this hook Micronaut passes no provider-name condition of a caller's (it
+ * passes none that can refuse a name), as with the loaders its AOT build generates.
  */
 final class EveryServiceOfTheJar extends AbstractMap<String, StaticServiceLoader<?>> {
   private final Map<String, StaticServiceLoader<?>> ofTheJar;

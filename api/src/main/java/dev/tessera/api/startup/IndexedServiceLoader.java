@@ -2,6 +2,7 @@ package dev.tessera.api.startup;
 
 import io.micronaut.core.io.service.SoftServiceLoader.StaticDefinition;
 import io.micronaut.core.io.service.SoftServiceLoader.StaticServiceLoader;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.List;
@@ -10,10 +11,11 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
- * One service's providers, from the jar's index instead of Micronaut's scan. Each provider is made
- * as Micronaut's own loader makes it (public no-argument constructor) and, as there, one whose
- * class or constructor is missing or not public is left out: a library's optional integration whose
- * dependency the jar does not carry.
+ * One service's providers, from the jar's index instead of Micronaut's scan. A provider is found as
+ * Micronaut's own loader finds it (a public no-argument constructor), and one whose class or
+ * constructor is missing or not public is left out, as there: a library's optional integration
+ * whose dependency the jar does not carry. It is made only when Micronaut loads it, and one that
+ * fails while made fails that load, naming itself.
  */
 final class IndexedServiceLoader implements StaticServiceLoader<Object> {
   private static final MethodType NO_ARGUMENTS = MethodType.methodType(void.class);
@@ -31,18 +33,27 @@ final class IndexedServiceLoader implements StaticServiceLoader<Object> {
     return providers.stream()
         .filter(nameCondition)
         .flatMap(
-            name -> instantiate(name).map(made -> StaticDefinition.of(name, () -> made)).stream());
+            name ->
+                constructor(name)
+                    .map(made -> StaticDefinition.<Object>of(name, () -> make(name, made)))
+                    .stream());
   }
 
-  private Optional<Object> instantiate(String name) {
+  private Optional<MethodHandle> constructor(String name) {
     try {
       Class<?> type = Class.forName(name, false, classLoader);
-      return Optional.of(MethodHandles.publicLookup().findConstructor(type, NO_ARGUMENTS).invoke());
+      return Optional.of(MethodHandles.publicLookup().findConstructor(type, NO_ARGUMENTS));
     } catch (NoClassDefFoundError
         | ClassNotFoundException
         | NoSuchMethodException
         | IllegalAccessException e) {
       return Optional.empty();
+    }
+  }
+
+  private static Object make(String name, MethodHandle constructor) {
+    try {
+      return constructor.invoke();
     } catch (Error e) {
       throw e;
     } catch (Throwable e) {

@@ -11,7 +11,8 @@ import java.util.function.Function;
 /**
  * The services one jar provides, by service name: the lines of its {@code META-INF/services/<name>}
  * files and the entries under {@code META-INF/micronaut/<name>/} (one empty entry per class, how
- * Micronaut lists bean definitions). Micronaut's own scan merges the two the same way.
+ * Micronaut lists bean definitions), merged by service as Micronaut's own scan merges them; the
+ * order of the entries is the jar's, which Micronaut's scan does not promise either.
  *
  * @param byService each service's provider classes, in the jar's order, without repeats
  */

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Optional;
 import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
@@ -21,8 +20,9 @@ import java.util.zip.ZipEntry;
  *
  * <p>Only for an app run from one jar ({@code java -jar}, the image): there the jar is every
  * service there is. On any other class path (tests, an IDE) Micronaut scans as before. Micronaut
- * reads the index once, when its service loader is first used, so {@link #install} must come first
- * in {@code main}; the index is Micronaut's own static hook, the one its AOT build fills.
+ * reads the index once, when its service loader is first used, so {@link #install} comes before
+ * anything asks Micronaut for a service ({@link AppContext} does it first); the index is
+ * Micronaut's own static hook, the one its AOT build fills.
  */
 public final class MicronautServiceIndex {
   private MicronautServiceIndex() {}
@@ -42,11 +42,14 @@ public final class MicronautServiceIndex {
   public static Optional<JarServices> read(String classPath) {
     if (classPath == null
         || classPath.contains(File.pathSeparator)
-        || !classPath.endsWith(".jar")
-        || !new File(classPath).isFile()) {
+        || !classPath.endsWith(".jar")) {
       return Optional.empty();
     }
-    try (var jar = new JarFile(Path.of(classPath).toFile(), false)) {
+    File file = new File(classPath);
+    if (!file.isFile()) {
+      return Optional.empty();
+    }
+    try (var jar = new JarFile(file, false)) {
       var names = jar.stream().map(ZipEntry::getName).toList();
       return Optional.of(JarServices.of(names, entry -> text(jar, entry)));
     } catch (IOException e) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micronaut.context.ApplicationContext;
+import io.micronaut.context.env.AbstractPropertySourceLoader;
 import io.micronaut.context.env.EnvironmentPropertySource;
 import io.micronaut.context.env.PropertySource;
 import java.io.IOException;
@@ -27,7 +28,9 @@ class AppDefaultsTest {
     try (var jar = new URLClassLoader(new URL[] {dir.toUri().toURL()}, null)) {
       PropertySource defaults = AppDefaults.of("defaults.properties", jar);
 
-      assertThat(defaults.getOrder()).isLessThan(EnvironmentPropertySource.POSITION);
+      assertThat(defaults.getOrder())
+          .isEqualTo(AbstractPropertySourceLoader.DEFAULT_POSITION)
+          .isLessThan(EnvironmentPropertySource.POSITION);
       assertThat(defaults.get("app.node")).isEqualTo("${node.name:}");
       try (var context =
           ApplicationContext.builder()

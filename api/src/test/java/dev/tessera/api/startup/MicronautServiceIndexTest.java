@@ -104,11 +104,17 @@ class MicronautServiceIndexTest {
   }
 
   @Test
-  void aProviderThatFailsWhileMadeFailsTheLoad() throws IOException {
+  void aProviderIsMadeWhenLoadedAndOneThatFailsThenFailsTheLoadNamingIt() throws IOException {
     var services =
-        MicronautServiceIndex.read(jar("app.jar", List.of(Broken.class.getName())).toString())
+        MicronautServiceIndex.read(
+                jar("app.jar", List.of(Broken.class.getName(), Made.class.getName())).toString())
             .orElseThrow();
+    var definitions = loader(services, "java.lang.Runnable").findAll(name -> true).toList();
 
+    assertThat(definitions)
+        .extracting(definition -> definition.getName())
+        .containsExactly(Broken.class.getName(), Made.class.getName());
+    assertThat(definitions.get(1).load()).isInstanceOf(Made.class);
     assertThatThrownBy(() -> loader(services, "java.lang.Runnable").load(provider -> true))
         .hasMessageContaining(Broken.class.getName())
         .hasRootCauseMessage("broken provider");

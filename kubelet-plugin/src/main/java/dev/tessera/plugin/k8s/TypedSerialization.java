@@ -8,9 +8,9 @@ import tools.jackson.databind.json.JsonMapper;
  * fabric8's serialization as its client builds it by default, but without looking up every model
  * class it ships. A field that may hold any Kubernetes object (a claim's opaque {@code parameters}
  * and device {@code data}, among others) is decoded by kind; to know the kinds, the default
- * serialization loads and makes one of each of the 351 kinds fabric8 lists the first time it
- * decodes a claim: ~580 classes and ~180 ms of CPU during the plugin's start on two cores
- * (docs/benchmarks.md). The plugin reads and writes only typed objects (claims, slices, Leases,
+ * serialization loads and makes one of each of the 351 kinds fabric8 lists when it first builds the
+ * decoder of such a field (the first claim it decodes): ~580 classes and ~10 MiB of the plugin's
+ * RSS (docs/benchmarks.md). The plugin reads and writes only typed objects (claims, slices, Leases,
  * Events, pods, GpuNodes), and what such a field holds for it is a Tessera config or device data,
  * which no fabric8 class describes: it is decoded as it was, as a generic object. The only
  * difference: a fabric8 kind inside such a field (a {@code ConfigMap} as a claim's parameters) is a

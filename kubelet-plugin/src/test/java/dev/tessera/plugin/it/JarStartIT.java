@@ -66,13 +66,13 @@ class JarStartIT {
         assertThat(api.awaitRequest("tessera-warm-up-none", Duration.ofSeconds(60))).isTrue();
         String loaded = Files.readString(classes);
         assertThat(loaded)
-            .as("the index was handed to Micronaut")
+            .as("the index was installed")
             .contains("dev.tessera.api.startup.IndexedServiceLoader ");
         assertThat(loaded)
             .as("no zip file system opened over the jar")
             .doesNotContain("jdk.nio.zipfs.ZipFileSystem ");
         assertThat(loaded)
-            .as("the kubeconfig and a claim decoded without fabric8's model kinds")
+            .as("the kubeconfig and a claim decoded without fabric8's kinds of other API groups")
             .contains("io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim ")
             .doesNotContain("io.fabric8.kubernetes.api.model.gatewayapi.")
             .doesNotContain("io.fabric8.kubernetes.api.model.storage.");

@@ -7,7 +7,9 @@ import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * fabric8's CRUD mock API server on loopback, with a kubeconfig that points at it. Stands in for a
@@ -67,14 +69,12 @@ public final class MockApiServer implements AutoCloseable {
   }
 
   /** Waits for a request whose path contains {@code pathPart}, skipping the ones before it. */
-  public boolean awaitRequest(String pathPart, java.time.Duration timeout)
-      throws InterruptedException {
+  public boolean awaitRequest(String pathPart, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       var request =
           server.takeRequest(
-              Math.max(1, (deadline - System.nanoTime()) / 1_000_000),
-              java.util.concurrent.TimeUnit.MILLISECONDS);
+              Math.max(1, (deadline - System.nanoTime()) / 1_000_000), TimeUnit.MILLISECONDS);
       if (request != null && request.getPath() != null && request.getPath().contains(pathPart)) {
         return true;
       }
