@@ -94,14 +94,18 @@ kind_bin() {
   if [ -n "${TESSERA_KIND_BIN:-}" ]; then echo "$TESSERA_KIND_BIN"; return; fi
   local dir=$cache/kind-$KIND_VERSION
   if [ ! -x "$dir/bin/kind" ]; then
-    local go
-    go=$(command -v go || echo /usr/local/go/bin/go)
-    [ -x "$go" ] || die "Go is needed to build kind $KIND_VERSION (or set TESSERA_KIND_BIN to a kind binary)"
-    say "building kind $KIND_VERSION from the Go module proxy into $dir (a minute, once)" >&2
-    tessera_go_env "$cache"
-    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/bin"
-    (cd / && CGO_ENABLED=0 GOBIN=$dir.tmp/bin "$go" install -trimpath -ldflags "-s -w" "sigs.k8s.io/kind@v$KIND_VERSION") >&2
-    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+    tessera_build_lock "$dir"
+    if [ ! -x "$dir/bin/kind" ]; then
+      local go
+      go=$(command -v go || echo /usr/local/go/bin/go)
+      [ -x "$go" ] || die "Go is needed to build kind $KIND_VERSION (or set TESSERA_KIND_BIN to a kind binary)"
+      say "building kind $KIND_VERSION from the Go module proxy into $dir (a minute, once)" >&2
+      tessera_go_env "$cache"
+      rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/bin"
+      (cd / && CGO_ENABLED=0 GOBIN=$dir.tmp/bin "$go" install -trimpath -ldflags "-s -w" "sigs.k8s.io/kind@v$KIND_VERSION") >&2
+      rm -rf "$dir" && mv "$dir.tmp" "$dir"
+    fi
+    tessera_build_unlock
   fi
   echo "$dir/bin/kind"
 }
