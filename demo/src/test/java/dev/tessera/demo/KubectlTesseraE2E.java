@@ -157,6 +157,9 @@ class KubectlTesseraE2E {
 
     @AfterAll
     static void stop() throws Exception {
+      if (kubectl != null) {
+        kubectl.close();
+      }
       if (client != null) {
         client.close();
       }
@@ -278,6 +281,9 @@ class KubectlTesseraE2E {
 
     @AfterAll
     static void stop() throws Exception {
+      if (kubectl != null) {
+        kubectl.close();
+      }
       if (tessera != null) {
         tessera.close();
       }
@@ -326,6 +332,9 @@ class KubectlTesseraE2E {
 
     @AfterAll
     static void stop() throws Exception {
+      if (kubectl != null) {
+        kubectl.close();
+      }
       if (tessera != null) {
         tessera.close();
       }

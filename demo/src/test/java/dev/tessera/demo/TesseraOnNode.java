@@ -9,6 +9,8 @@ import dev.tessera.demo.TesseraDeployment.Kind;
 import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -25,6 +27,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -477,11 +480,48 @@ final class TesseraOnNode implements AutoCloseable {
   }
 
   private String logsWhenDone(String namespace, String pod, String container) {
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .ignoreExceptions() // the log is refused while the container is being created
-        .until(() -> log(namespace, pod, container).lines().anyMatch("done"::equals));
+    try {
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .ignoreExceptions() // the log is refused while the container is being created
+          .until(() -> log(namespace, pod, container).lines().anyMatch("done"::equals));
+    } catch (ConditionTimeoutException e) {
+      // A pod that never ran says why only in its conditions and events (the scheduler's reason).
+      printWhyNotRunning(namespace, pod);
+      printClaims();
+      throw e;
+    }
     return log(namespace, pod, container);
+  }
+
+  /** Prints a pod's phase, conditions and events, as {@code kubectl describe} would. */
+  private void printWhyNotRunning(String namespace, String pod) {
+    Pod p = client.pods().inNamespace(namespace).withName(pod).get();
+    if (p == null) {
+      System.out.printf("--- pod %s/%s: not found%n", namespace, pod);
+      return;
+    }
+    System.out.printf("--- pod %s/%s: %s%n", namespace, pod, p.getStatus().getPhase());
+    for (PodCondition c : p.getStatus().getConditions()) {
+      System.out.printf(
+          "  condition %s=%s %s %s%n", c.getType(), c.getStatus(), c.getReason(), c.getMessage());
+    }
+    client
+        .v1()
+        .events()
+        .inNamespace(namespace)
+        .withField("involvedObject.name", pod)
+        .list()
+        .getItems()
+        .forEach(
+            ev ->
+                System.out.printf(
+                    "  event %s %s (x%d, %s): %s%n",
+                    ev.getType(),
+                    ev.getReason(),
+                    ev.getCount(),
+                    ev.getLastTimestamp(),
+                    ev.getMessage()));
   }
 
   private String log(String namespace, String pod, String container) {
