@@ -203,9 +203,10 @@ public final class JnaNvml implements Nvml {
 
   @Override
   public String pciBusId(Device device) {
-    NvmlStructs.PciInfo pci = new NvmlStructs.PciInfo();
-    call("nvmlDeviceGetPciInfo_v3", () -> lib.nvmlDeviceGetPciInfo_v3(ptr(device), pci));
-    return Native.toString(pci.busId);
+    try (var pci = new NvmlStructs.PciInfo()) {
+      call("nvmlDeviceGetPciInfo_v3", () -> lib.nvmlDeviceGetPciInfo_v3(ptr(device), pci.memory));
+      return pci.busId();
+    }
   }
 
   @Override
@@ -252,46 +253,47 @@ public final class JnaNvml implements Nvml {
 
   @Override
   public Optional<GpuInstanceProfileInfo> gpuInstanceProfileInfo(Device device, int profileIndex) {
-    NvmlStructs.GpuInstanceProfileInfoV2 i = new NvmlStructs.GpuInstanceProfileInfoV2();
-    int rc =
-        call(
-            "nvmlDeviceGetGpuInstanceProfileInfoV",
-            () -> lib.nvmlDeviceGetGpuInstanceProfileInfoV(ptr(device), profileIndex, i),
-            NVML_ERROR_NOT_SUPPORTED,
-            NVML_ERROR_INVALID_ARGUMENT);
-    if (rc != 0) {
-      return Optional.empty();
+    try (var i = new NvmlStructs.GpuInstanceProfileInfoV2()) {
+      int rc =
+          call(
+              "nvmlDeviceGetGpuInstanceProfileInfoV",
+              () -> lib.nvmlDeviceGetGpuInstanceProfileInfoV(ptr(device), profileIndex, i.memory),
+              NVML_ERROR_NOT_SUPPORTED,
+              NVML_ERROR_INVALID_ARGUMENT);
+      if (rc != 0) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new GpuInstanceProfileInfo(
+              i.id(),
+              i.isP2pSupported(),
+              i.sliceCount(),
+              i.instanceCount(),
+              i.multiprocessorCount(),
+              i.copyEngineCount(),
+              i.decoderCount(),
+              i.encoderCount(),
+              i.jpegCount(),
+              i.ofaCount(),
+              i.memorySizeMB(),
+              i.name()));
     }
-    return Optional.of(
-        new GpuInstanceProfileInfo(
-            i.id,
-            i.isP2pSupported != 0,
-            i.sliceCount,
-            i.instanceCount,
-            i.multiprocessorCount,
-            i.copyEngineCount,
-            i.decoderCount,
-            i.encoderCount,
-            i.jpegCount,
-            i.ofaCount,
-            i.memorySizeMB,
-            Native.toString(i.name)));
   }
 
   @Override
   public List<Placement> gpuInstancePossiblePlacements(Device device, int profileId) {
-    NvmlStructs.InstancePlacement[] placements =
-        (NvmlStructs.InstancePlacement[])
-            new NvmlStructs.InstancePlacement().toArray(MAX_PLACEMENTS);
+    int[] placements = new int[2 * MAX_PLACEMENTS];
     IntByReference count = new IntByReference(MAX_PLACEMENTS);
     call(
         "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
         () ->
             lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2(
                 ptr(device), profileId, placements, count));
-    return Arrays.stream(placements, 0, count.getValue())
-        .map(NvmlStructs.InstancePlacement::toPlacement)
-        .toList();
+    var result = new ArrayList<Placement>(count.getValue());
+    for (int n = 0; n < count.getValue(); n++) {
+      result.add(new Placement(placements[2 * n], placements[2 * n + 1]));
+    }
+    return List.copyOf(result);
   }
 
   // --- GPU and compute instances
@@ -338,30 +340,31 @@ public final class JnaNvml implements Nvml {
   @Override
   public Optional<ComputeInstanceProfileInfo> computeInstanceProfileInfo(
       GpuInstance gpuInstance, int profileIndex) {
-    NvmlStructs.ComputeInstanceProfileInfoV2 i = new NvmlStructs.ComputeInstanceProfileInfoV2();
-    int rc =
-        call(
-            "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
-            () ->
-                lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV(
-                    ptr(gpuInstance), profileIndex, ENGINE_PROFILE_SHARED, i),
-            NVML_ERROR_NOT_SUPPORTED,
-            NVML_ERROR_INVALID_ARGUMENT);
-    if (rc != 0) {
-      return Optional.empty();
+    try (var i = new NvmlStructs.ComputeInstanceProfileInfoV2()) {
+      int rc =
+          call(
+              "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+              () ->
+                  lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV(
+                      ptr(gpuInstance), profileIndex, ENGINE_PROFILE_SHARED, i.memory),
+              NVML_ERROR_NOT_SUPPORTED,
+              NVML_ERROR_INVALID_ARGUMENT);
+      if (rc != 0) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new ComputeInstanceProfileInfo(
+              i.id(),
+              i.sliceCount(),
+              i.instanceCount(),
+              i.multiprocessorCount(),
+              i.sharedCopyEngineCount(),
+              i.sharedDecoderCount(),
+              i.sharedEncoderCount(),
+              i.sharedJpegCount(),
+              i.sharedOfaCount(),
+              i.name()));
     }
-    return Optional.of(
-        new ComputeInstanceProfileInfo(
-            i.id,
-            i.sliceCount,
-            i.instanceCount,
-            i.multiprocessorCount,
-            i.sharedCopyEngineCount,
-            i.sharedDecoderCount,
-            i.sharedEncoderCount,
-            i.sharedJpegCount,
-            i.sharedOfaCount,
-            Native.toString(i.name)));
   }
 
   @Override

@@ -43,7 +43,7 @@ interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetMemoryInfo_v2(Pointer device, NvmlStructs.MemoryV2 memory);
 
-  int nvmlDeviceGetPciInfo_v3(Pointer device, NvmlStructs.PciInfo pci);
+  int nvmlDeviceGetPciInfo_v3(Pointer device, Pointer pci);
 
   int nvmlDeviceGetNumaNodeId(Pointer device, IntByReference node);
 
@@ -53,14 +53,15 @@ interface NvmlLibrary extends Library {
 
   int nvmlDeviceSetMigMode(Pointer device, int mode, IntByReference activationStatus);
 
-  int nvmlDeviceGetGpuInstanceProfileInfoV(
-      Pointer device, int profile, NvmlStructs.GpuInstanceProfileInfoV2 info);
+  int nvmlDeviceGetGpuInstanceProfileInfoV(Pointer device, int profile, Pointer info);
 
+  /**
+   * {@code placements} is an array of {@code nvmlGpuInstancePlacement_t}: {@code start, size}
+   * pairs, as JNA copies an {@code int[]} in and out (a {@code Structure[]} costs one reflective
+   * read and write per element).
+   */
   int nvmlDeviceGetGpuInstancePossiblePlacements_v2(
-      Pointer device,
-      int profileId,
-      NvmlStructs.InstancePlacement[] placements,
-      IntByReference count);
+      Pointer device, int profileId, int[] placements, IntByReference count);
 
   int nvmlDeviceGetGpuInstances(
       Pointer device, int profileId, Pointer gpuInstances, IntByReference count);
@@ -78,10 +79,7 @@ interface NvmlLibrary extends Library {
   int nvmlGpuInstanceDestroy(Pointer gpuInstance);
 
   int nvmlGpuInstanceGetComputeInstanceProfileInfoV(
-      Pointer gpuInstance,
-      int profile,
-      int engProfile,
-      NvmlStructs.ComputeInstanceProfileInfoV2 info);
+      Pointer gpuInstance, int profile, int engProfile, Pointer info);
 
   int nvmlGpuInstanceGetComputeInstances(
       Pointer gpuInstance, int profileId, Pointer computeInstances, IntByReference count);

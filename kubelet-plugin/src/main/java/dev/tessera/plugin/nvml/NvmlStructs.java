@@ -1,5 +1,7 @@
 package dev.tessera.plugin.nvml;
 
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
 import com.sun.jna.Structure.FieldOrder;
@@ -20,6 +22,45 @@ final class NvmlStructs {
     return s.size() | (version << 24);
   }
 
+  /**
+   * A versioned struct read by offset from native memory it owns (closed after the call). JNA
+   * derives a {@link Structure}'s layout once per class, except for one with an array field: that
+   * one it derives again for every instance, and twice (the array is still null when Structure's
+   * constructor first tries). Discovery asks each GPU for its PCI info and 18 GPU-instance
+   * profiles, structs with char arrays; those derivations were most of discovery's time. The
+   * offsets are what a C compiler gives {@code nvml.h} on x86_64 (NvmlStructsTest; the simulator,
+   * built from the header, fills them in JnaNvmlIT).
+   */
+  abstract static sealed class ByOffset implements AutoCloseable
+      permits PciInfo, GpuInstanceProfileInfoV2, ComputeInstanceProfileInfoV2 {
+    final Memory memory;
+
+    ByOffset(int size) {
+      memory = new Memory(size);
+      memory.clear();
+    }
+
+    /** A versioned struct: its first word is {@code sizeof | version << 24}. */
+    ByOffset(int size, int version) {
+      this(size);
+      memory.setInt(0, size | (version << 24));
+    }
+
+    int versionWord() {
+      return memory.getInt(0);
+    }
+
+    /** A NUL-terminated char array of {@code length} bytes at {@code offset}. */
+    String chars(int offset, int length) {
+      return Native.toString(memory.getByteArray(offset, length));
+    }
+
+    @Override
+    public void close() {
+      memory.close();
+    }
+  }
+
   /** {@code nvmlMemory_v2_t}. */
   @FieldOrder({"version", "total", "reserved", "free", "used"})
   public static class MemoryV2 extends Structure {
@@ -34,16 +75,21 @@ final class NvmlStructs {
     }
   }
 
-  /** {@code nvmlPciInfo_t} (as {@code nvmlDeviceGetPciInfo_v3} fills it). */
-  @FieldOrder({"busIdLegacy", "domain", "bus", "device", "pciDeviceId", "pciSubSystemId", "busId"})
-  public static class PciInfo extends Structure {
-    public byte[] busIdLegacy = new byte[PCI_BUS_ID_BUFFER_V2_SIZE];
-    public int domain;
-    public int bus;
-    public int device;
-    public int pciDeviceId;
-    public int pciSubSystemId;
-    public byte[] busId = new byte[PCI_BUS_ID_BUFFER_SIZE];
+  /**
+   * {@code nvmlPciInfo_t} as {@code nvmlDeviceGetPciInfo_v3} fills it, read by offset (see {@link
+   * ByOffset}): {@code busIdLegacy[16], domain, bus, device, pciDeviceId, pciSubSystemId} (ints),
+   * {@code busId[32]} (at 36).
+   */
+  static final class PciInfo extends ByOffset {
+    static final int SIZE = 68;
+
+    PciInfo() {
+      super(SIZE);
+    }
+
+    String busId() {
+      return chars(36, PCI_BUS_ID_BUFFER_SIZE);
+    }
   }
 
   /**
@@ -66,39 +112,65 @@ final class NvmlStructs {
     }
   }
 
-  /** {@code nvmlGpuInstanceProfileInfo_v2_t}. */
-  @FieldOrder({
-    "version",
-    "id",
-    "isP2pSupported",
-    "sliceCount",
-    "instanceCount",
-    "multiprocessorCount",
-    "copyEngineCount",
-    "decoderCount",
-    "encoderCount",
-    "jpegCount",
-    "ofaCount",
-    "memorySizeMB",
-    "name"
-  })
-  public static class GpuInstanceProfileInfoV2 extends Structure {
-    public int version;
-    public int id;
-    public int isP2pSupported;
-    public int sliceCount;
-    public int instanceCount;
-    public int multiprocessorCount;
-    public int copyEngineCount;
-    public int decoderCount;
-    public int encoderCount;
-    public int jpegCount;
-    public int ofaCount;
-    public long memorySizeMB;
-    public byte[] name = new byte[DEVICE_NAME_V2_BUFFER_SIZE];
+  /**
+   * {@code nvmlGpuInstanceProfileInfo_v2_t}, read by offset from native memory (see {@link
+   * ByOffset}): {@code version, id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount,
+   * copyEngineCount, decoderCount, encoderCount, jpegCount, ofaCount} (ints), {@code memorySizeMB}
+   * (8 bytes, at 48), {@code name[96]}.
+   */
+  static final class GpuInstanceProfileInfoV2 extends ByOffset {
+    static final int SIZE = 152;
 
-    public GpuInstanceProfileInfoV2() {
-      version = structVersion(this, 2);
+    GpuInstanceProfileInfoV2() {
+      super(SIZE, 2);
+    }
+
+    int id() {
+      return memory.getInt(4);
+    }
+
+    boolean isP2pSupported() {
+      return memory.getInt(8) != 0;
+    }
+
+    int sliceCount() {
+      return memory.getInt(12);
+    }
+
+    int instanceCount() {
+      return memory.getInt(16);
+    }
+
+    int multiprocessorCount() {
+      return memory.getInt(20);
+    }
+
+    int copyEngineCount() {
+      return memory.getInt(24);
+    }
+
+    int decoderCount() {
+      return memory.getInt(28);
+    }
+
+    int encoderCount() {
+      return memory.getInt(32);
+    }
+
+    int jpegCount() {
+      return memory.getInt(36);
+    }
+
+    int ofaCount() {
+      return memory.getInt(40);
+    }
+
+    long memorySizeMB() {
+      return memory.getLong(48);
+    }
+
+    String name() {
+      return chars(56, DEVICE_NAME_V2_BUFFER_SIZE);
     }
   }
 
@@ -111,35 +183,57 @@ final class NvmlStructs {
     public InstancePlacement placement;
   }
 
-  /** {@code nvmlComputeInstanceProfileInfo_v2_t}. */
-  @FieldOrder({
-    "version",
-    "id",
-    "sliceCount",
-    "instanceCount",
-    "multiprocessorCount",
-    "sharedCopyEngineCount",
-    "sharedDecoderCount",
-    "sharedEncoderCount",
-    "sharedJpegCount",
-    "sharedOfaCount",
-    "name"
-  })
-  public static class ComputeInstanceProfileInfoV2 extends Structure {
-    public int version;
-    public int id;
-    public int sliceCount;
-    public int instanceCount;
-    public int multiprocessorCount;
-    public int sharedCopyEngineCount;
-    public int sharedDecoderCount;
-    public int sharedEncoderCount;
-    public int sharedJpegCount;
-    public int sharedOfaCount;
-    public byte[] name = new byte[DEVICE_NAME_V2_BUFFER_SIZE];
+  /**
+   * {@code nvmlComputeInstanceProfileInfo_v2_t}, read by offset (see {@link ByOffset}): {@code
+   * version, id, sliceCount, instanceCount, multiprocessorCount, sharedCopyEngineCount,
+   * sharedDecoderCount, sharedEncoderCount, sharedJpegCount, sharedOfaCount} (ints), {@code
+   * name[96]}.
+   */
+  static final class ComputeInstanceProfileInfoV2 extends ByOffset {
+    static final int SIZE = 136;
 
-    public ComputeInstanceProfileInfoV2() {
-      version = structVersion(this, 2);
+    ComputeInstanceProfileInfoV2() {
+      super(SIZE, 2);
+    }
+
+    int id() {
+      return memory.getInt(4);
+    }
+
+    int sliceCount() {
+      return memory.getInt(8);
+    }
+
+    int instanceCount() {
+      return memory.getInt(12);
+    }
+
+    int multiprocessorCount() {
+      return memory.getInt(16);
+    }
+
+    int sharedCopyEngineCount() {
+      return memory.getInt(20);
+    }
+
+    int sharedDecoderCount() {
+      return memory.getInt(24);
+    }
+
+    int sharedEncoderCount() {
+      return memory.getInt(28);
+    }
+
+    int sharedJpegCount() {
+      return memory.getInt(32);
+    }
+
+    int sharedOfaCount() {
+      return memory.getInt(36);
+    }
+
+    String name() {
+      return chars(40, DEVICE_NAME_V2_BUFFER_SIZE);
     }
   }
 

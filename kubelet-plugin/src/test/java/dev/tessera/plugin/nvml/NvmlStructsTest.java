@@ -30,35 +30,60 @@ class NvmlStructsTest {
 
   @Test
   void pciInfo() {
-    NvmlStructs.PciInfo p = new NvmlStructs.PciInfo();
-    p.domain = 7;
-    p.busId[0] = 'X';
+    try (var p = new NvmlStructs.PciInfo()) {
+      p.memory.setString(36, "00000000:1B:00.0");
 
-    assertThat(p.size()).isEqualTo(68);
-    assertThat(written(p).getInt(16)).isEqualTo(7);
-    assertThat(p.getPointer().getByte(36)).isEqualTo((byte) 'X');
+      assertThat(p.memory.size()).isEqualTo(68);
+      assertThat(p.busId()).isEqualTo("00000000:1B:00.0");
+    }
   }
 
   @Test
   void gpuInstanceProfileInfoV2() {
-    NvmlStructs.GpuInstanceProfileInfoV2 i = new NvmlStructs.GpuInstanceProfileInfoV2();
-    i.memorySizeMB = 0x1122334455667788L;
-    i.name[0] = 'M';
+    try (var i = new NvmlStructs.GpuInstanceProfileInfoV2()) {
+      i.memory.setInt(4, 9);
+      i.memory.setInt(8, 1);
+      i.memory.setInt(12, 3);
+      i.memory.setInt(40, 5);
+      i.memory.setLong(48, 0x1122334455667788L);
+      i.memory.setString(56, "3g.40gb");
 
-    assertThat(i.size()).isEqualTo(152);
-    assertThat(i.version).isEqualTo(0x2000098);
-    assertThat(written(i).getLong(48)).isEqualTo(0x1122334455667788L);
-    assertThat(i.getPointer().getByte(56)).isEqualTo((byte) 'M');
+      assertThat(i.memory.size()).isEqualTo(152);
+      assertThat(i.versionWord()).isEqualTo(0x2000098);
+      assertThat(i.id()).isEqualTo(9);
+      assertThat(i.isP2pSupported()).isTrue();
+      assertThat(i.sliceCount()).isEqualTo(3);
+      assertThat(i.ofaCount()).isEqualTo(5);
+      assertThat(i.memorySizeMB()).isEqualTo(0x1122334455667788L);
+      assertThat(i.name()).isEqualTo("3g.40gb");
+    }
+  }
+
+  @Test
+  void aNameWithoutItsNulEndsWithItsArray() {
+    try (var i = new NvmlStructs.GpuInstanceProfileInfoV2()) {
+      byte[] full = "x".repeat(96).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      i.memory.write(56, full, 0, full.length);
+
+      assertThat(i.name()).isEqualTo("x".repeat(96));
+    }
   }
 
   @Test
   void computeInstanceProfileInfoV2() {
-    NvmlStructs.ComputeInstanceProfileInfoV2 i = new NvmlStructs.ComputeInstanceProfileInfoV2();
-    i.name[0] = 'C';
+    try (var i = new NvmlStructs.ComputeInstanceProfileInfoV2()) {
+      i.memory.setInt(4, 2);
+      i.memory.setInt(16, 66);
+      i.memory.setInt(36, 1);
+      i.memory.setString(40, "1c.3g.40gb");
 
-    assertThat(i.size()).isEqualTo(136);
-    assertThat(i.version).isEqualTo(0x2000088);
-    assertThat(written(i).getByte(40)).isEqualTo((byte) 'C');
+      assertThat(i.memory.size()).isEqualTo(136);
+      assertThat(i.versionWord()).isEqualTo(0x2000088);
+      assertThat(i.id()).isEqualTo(2);
+      assertThat(i.multiprocessorCount()).isEqualTo(66);
+      assertThat(i.sharedOfaCount()).isEqualTo(1);
+      assertThat(i.name()).isEqualTo("1c.3g.40gb");
+    }
   }
 
   @Test
