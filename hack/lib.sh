@@ -69,9 +69,6 @@ tessera_restore_sysctls() {
   done <"$1"
 }
 
-# The Go environment for tools built from the Go module proxy (Helm, kind), under cache dir $1: the local
-# cluster's module and build caches (hack/cluster/build), so modules they share download and compile once.
-# GOTOOLCHAIN=local: a module that wants a newer Go fails loudly instead of fetching a toolchain.
 # tessera_build_lock DIR: waits for, then holds, the lock of the cache entry DIR (the file DIR.lock), so two runs
 # that both find DIR missing (two test tiers, a test and a user's build) build it one after the other: each
 # re-checks DIR once it holds the lock, and the second finds it built. tessera_build_unlock releases it early; the
@@ -83,6 +80,9 @@ tessera_build_lock() {
 }
 tessera_build_unlock() { exec {tessera_build_fd}>&-; }
 
+# The Go environment for tools built from the Go module proxy (Helm, kind), under cache dir $1: the local
+# cluster's module and build caches (hack/cluster/build), so modules they share download and compile once.
+# GOTOOLCHAIN=local: a module that wants a newer Go fails loudly instead of fetching a toolchain.
 tessera_go_env() {
   local go=$1/cluster/go
   export GOTOOLCHAIN=local GOPATH=$go GOMODCACHE=$go/pkg/mod GOCACHE=$go/cache GOFLAGS="-modcacherw -buildvcs=false"

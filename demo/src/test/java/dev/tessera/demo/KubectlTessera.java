@@ -39,7 +39,11 @@ final class KubectlTessera implements AutoCloseable {
       }
       return new KubectlTessera(prefix, cluster.adminKubeconfig());
     } catch (Exception | Error e) {
-      TestFiles.deleteTree(prefix);
+      try {
+        TestFiles.deleteTree(prefix);
+      } catch (IOException x) {
+        e.addSuppressed(x);
+      }
       throw e;
     }
   }

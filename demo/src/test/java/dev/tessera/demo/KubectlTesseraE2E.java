@@ -157,14 +157,17 @@ class KubectlTesseraE2E {
 
     @AfterAll
     static void stop() throws Exception {
-      if (kubectl != null) {
-        kubectl.close();
-      }
-      if (client != null) {
-        client.close();
-      }
-      if (withWebhook != null) {
-        withWebhook.close();
+      try {
+        if (client != null) {
+          client.close();
+        }
+        if (withWebhook != null) {
+          withWebhook.close();
+        }
+      } finally {
+        if (kubectl != null) {
+          kubectl.close();
+        }
       }
     }
 
@@ -281,11 +284,14 @@ class KubectlTesseraE2E {
 
     @AfterAll
     static void stop() throws Exception {
-      if (kubectl != null) {
-        kubectl.close();
-      }
-      if (tessera != null) {
-        tessera.close();
+      try {
+        if (tessera != null) {
+          tessera.close();
+        }
+      } finally {
+        if (kubectl != null) {
+          kubectl.close();
+        }
       }
     }
 
@@ -332,11 +338,14 @@ class KubectlTesseraE2E {
 
     @AfterAll
     static void stop() throws Exception {
-      if (kubectl != null) {
-        kubectl.close();
-      }
-      if (tessera != null) {
-        tessera.close();
+      try {
+        if (tessera != null) {
+          tessera.close();
+        }
+      } finally {
+        if (kubectl != null) {
+          kubectl.close();
+        }
       }
     }
 

@@ -487,8 +487,13 @@ final class TesseraOnNode implements AutoCloseable {
           .until(() -> log(namespace, pod, container).lines().anyMatch("done"::equals));
     } catch (ConditionTimeoutException e) {
       // A pod that never ran says why only in its conditions and events (the scheduler's reason).
-      printWhyNotRunning(namespace, pod);
-      printClaims();
+      // What cannot be printed is added to the timeout, never thrown in its place.
+      try {
+        printWhyNotRunning(namespace, pod);
+        printClaims();
+      } catch (RuntimeException x) {
+        e.addSuppressed(x);
+      }
       throw e;
     }
     return log(namespace, pod, container);
@@ -497,8 +502,9 @@ final class TesseraOnNode implements AutoCloseable {
   /** Prints a pod's phase, conditions and events, as {@code kubectl describe} would. */
   private void printWhyNotRunning(String namespace, String pod) {
     Pod p = client.pods().inNamespace(namespace).withName(pod).get();
-    if (p == null) {
-      System.out.printf("--- pod %s/%s: not found%n", namespace, pod);
+    if (p == null || p.getStatus() == null) {
+      System.out.printf(
+          "--- pod %s/%s: %s%n", namespace, pod, p == null ? "not found" : "no status");
       return;
     }
     System.out.printf("--- pod %s/%s: %s%n", namespace, pod, p.getStatus().getPhase());

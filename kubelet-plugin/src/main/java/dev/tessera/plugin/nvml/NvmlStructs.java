@@ -7,14 +7,14 @@ import com.sun.jna.Structure;
 import com.sun.jna.Structure.FieldOrder;
 
 /**
- * The {@code nvml.h} structs the binding passes, field for field in declaration order. Versioned
+ * The {@code nvml.h} structs the binding passes: JNA {@link Structure}s field for field in
+ * declaration order, and those with char arrays read by offset ({@link ByOffset}). Versioned
  * structs set {@code version} the way {@code NVML_STRUCT_VERSION} does: {@code sizeof | ver << 24}.
  * Handle fields ({@code nvmlDevice_t} etc.) are one pointer each.
  */
 final class NvmlStructs {
   static final int DEVICE_NAME_V2_BUFFER_SIZE = 96;
   static final int PCI_BUS_ID_BUFFER_SIZE = 32;
-  static final int PCI_BUS_ID_BUFFER_V2_SIZE = 16;
 
   private NvmlStructs() {}
 

@@ -29,7 +29,10 @@ public final class ImageAotTraining {
         "@"
             + tessera.resolve("jvm.options")
             + " -XX:MaxMetaspaceSize=256m -XX:AOTCacheOutput="
-            + cache;
+            + cache
+            // as the entrypoint loads JNA's native part (hack/images)
+            + " -Djna.boot.library.path="
+            + tessera.resolve("lib");
     PluginBenchmark.run(
         tessera.resolve("jre/bin/java"),
         tessera.resolve("app.jar"),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,22 +39,35 @@ class NvmlStructsTest {
     }
   }
 
+  /** Writes each int field's own offset into it, so a read at the wrong offset reads another. */
+  private static void offsetsInto(NvmlStructs.ByOffset s, int from, int to) {
+    for (int offset = from; offset <= to; offset += 4) {
+      s.memory.setInt(offset, offset);
+    }
+  }
+
   @Test
   void gpuInstanceProfileInfoV2() {
     try (var i = new NvmlStructs.GpuInstanceProfileInfoV2()) {
-      i.memory.setInt(4, 9);
-      i.memory.setInt(8, 1);
-      i.memory.setInt(12, 3);
-      i.memory.setInt(40, 5);
+      assertThat(i.memory.size()).isEqualTo(152);
+      assertThat(i.versionWord()).isEqualTo(0x2000098);
+      offsetsInto(i, 4, 40);
       i.memory.setLong(48, 0x1122334455667788L);
       i.memory.setString(56, "3g.40gb");
 
-      assertThat(i.memory.size()).isEqualTo(152);
-      assertThat(i.versionWord()).isEqualTo(0x2000098);
-      assertThat(i.id()).isEqualTo(9);
-      assertThat(i.isP2pSupported()).isTrue();
-      assertThat(i.sliceCount()).isEqualTo(3);
-      assertThat(i.ofaCount()).isEqualTo(5);
+      assertThat(
+              List.of(
+                  i.id(),
+                  i.sliceCount(),
+                  i.instanceCount(),
+                  i.multiprocessorCount(),
+                  i.copyEngineCount(),
+                  i.decoderCount(),
+                  i.encoderCount(),
+                  i.jpegCount(),
+                  i.ofaCount()))
+          .containsExactly(4, 12, 16, 20, 24, 28, 32, 36, 40);
+      assertThat(i.isP2pSupported()).isTrue(); // 8 at offset 8
       assertThat(i.memorySizeMB()).isEqualTo(0x1122334455667788L);
       assertThat(i.name()).isEqualTo("3g.40gb");
     }
@@ -72,16 +86,23 @@ class NvmlStructsTest {
   @Test
   void computeInstanceProfileInfoV2() {
     try (var i = new NvmlStructs.ComputeInstanceProfileInfoV2()) {
-      i.memory.setInt(4, 2);
-      i.memory.setInt(16, 66);
-      i.memory.setInt(36, 1);
-      i.memory.setString(40, "1c.3g.40gb");
-
       assertThat(i.memory.size()).isEqualTo(136);
       assertThat(i.versionWord()).isEqualTo(0x2000088);
-      assertThat(i.id()).isEqualTo(2);
-      assertThat(i.multiprocessorCount()).isEqualTo(66);
-      assertThat(i.sharedOfaCount()).isEqualTo(1);
+      offsetsInto(i, 4, 36);
+      i.memory.setString(40, "1c.3g.40gb");
+
+      assertThat(
+              List.of(
+                  i.id(),
+                  i.sliceCount(),
+                  i.instanceCount(),
+                  i.multiprocessorCount(),
+                  i.sharedCopyEngineCount(),
+                  i.sharedDecoderCount(),
+                  i.sharedEncoderCount(),
+                  i.sharedJpegCount(),
+                  i.sharedOfaCount()))
+          .containsExactly(4, 8, 12, 16, 20, 24, 28, 32, 36);
       assertThat(i.name()).isEqualTo("1c.3g.40gb");
     }
   }
