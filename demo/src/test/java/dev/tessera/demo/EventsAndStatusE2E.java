@@ -224,19 +224,7 @@ class EventsAndStatusE2E {
 
   /** Labels the node with an offering; null removes the label (the controller's default). */
   private static void label(String offering) {
-    tessera
-        .client()
-        .nodes()
-        .withName(tessera.nodeName())
-        .edit(
-            n -> {
-              if (offering == null) {
-                n.getMetadata().getLabels().remove(Offering.NODE_LABEL);
-              } else {
-                n.getMetadata().getLabels().put(Offering.NODE_LABEL, offering);
-              }
-              return n;
-            });
+    NodeLabels.set(tessera.client(), tessera.nodeName(), Offering.NODE_LABEL, offering);
   }
 
   /** {@code kubectl get gpunodes NODE}: column name to cell, as the API server prints them. */

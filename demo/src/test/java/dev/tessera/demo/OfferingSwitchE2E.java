@@ -105,15 +105,7 @@ class OfferingSwitchE2E {
   /** Labels the node and returns how long until the new offering's pool was published complete. */
   private static Duration switchTo(Offering offering) {
     long start = System.nanoTime();
-    tessera
-        .client()
-        .nodes()
-        .withName(tessera.nodeName())
-        .edit(
-            n -> {
-              n.getMetadata().getLabels().put(Offering.NODE_LABEL, offering.label());
-              return n;
-            });
+    NodeLabels.set(tessera.client(), tessera.nodeName(), Offering.NODE_LABEL, offering.label());
     await()
         .atMost(CONVERGE)
         .pollInterval(Duration.ofMillis(50))

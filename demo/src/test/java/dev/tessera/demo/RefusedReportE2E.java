@@ -107,16 +107,7 @@ class RefusedReportE2E {
               .untilAsserted(() -> assertThat(rejected(controller)).isEqualTo(1));
           assertThat(slices(client)).as("slices of the refused node").isEmpty();
 
-          client
-              .nodes()
-              .withName(NODE)
-              .edit(
-                  n -> {
-                    n.getMetadata()
-                        .getLabels()
-                        .put(Offering.NODE_LABEL, Offering.EXCLUSIVE.label());
-                    return n;
-                  });
+          NodeLabels.set(client, NODE, Offering.NODE_LABEL, Offering.EXCLUSIVE.label());
           await().atMost(Duration.ofSeconds(60)).until(() -> !slices(client).isEmpty());
           assertThat(slices(client))
               .allSatisfy(s -> assertThat(s.getSpec().getDevices()).isNotEmpty());

@@ -164,14 +164,7 @@ final class TesseraOnNode implements AutoCloseable {
 
   /** Labels the node with the offering the controller renders its pool by. */
   void label(Offering offering) {
-    client
-        .nodes()
-        .withName(cluster.nodeName())
-        .edit(
-            n -> {
-              n.getMetadata().getLabels().put(Offering.NODE_LABEL, offering.label());
-              return n;
-            });
+    NodeLabels.set(client, cluster.nodeName(), Offering.NODE_LABEL, offering.label());
   }
 
   private void deleteManifestDeviceClasses() throws IOException {
@@ -606,14 +599,7 @@ final class TesseraOnNode implements AutoCloseable {
   }
 
   private void removePublished() throws IOException {
-    client
-        .nodes()
-        .withName(cluster.nodeName())
-        .edit(
-            n -> {
-              n.getMetadata().getLabels().remove(Offering.NODE_LABEL);
-              return n;
-            });
+    NodeLabels.set(client, cluster.nodeName(), Offering.NODE_LABEL, null);
     client.dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
         .filter(s -> DriverNames.DEFAULT_DRIVER.equals(s.getSpec().getDriver()))
         .forEach(s -> client.resource(s).delete());
