@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 import java.util.function.LongFunction;
+import java.util.stream.IntStream;
 
 /**
  * {@link Nvml} over {@code libnvidia-ml.so.1} through JNA. The library is loaded by absolute path
@@ -289,11 +290,9 @@ public final class JnaNvml implements Nvml {
         () ->
             lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2(
                 ptr(device), profileId, placements, count));
-    var result = new ArrayList<Placement>(count.getValue());
-    for (int n = 0; n < count.getValue(); n++) {
-      result.add(new Placement(placements[2 * n], placements[2 * n + 1]));
-    }
-    return List.copyOf(result);
+    return IntStream.range(0, count.getValue())
+        .mapToObj(n -> new Placement(placements[2 * n], placements[2 * n + 1]))
+        .toList();
   }
 
   // --- GPU and compute instances

@@ -19,13 +19,18 @@ final class NvmlStructs {
   private NvmlStructs() {}
 
   static int structVersion(Structure s, int version) {
-    return s.size() | (version << 24);
+    return versionWord(s.size(), version);
+  }
+
+  /** {@code NVML_STRUCT_VERSION}: {@code sizeof | version << 24}. */
+  static int versionWord(int size, int version) {
+    return size | (version << 24);
   }
 
   /**
-   * A versioned struct read by offset from native memory it owns (closed after the call). JNA
-   * derives a {@link Structure}'s layout once per class, except for one with an array field: that
-   * one it derives again for every instance, and twice (the array is still null when Structure's
+   * A struct read by offset from native memory it owns (closed after the call). JNA derives a
+   * {@link Structure}'s layout once per class, except for one with an array field: that one it
+   * derives again for every instance, and twice (the array is still null when Structure's
    * constructor first tries). Discovery asks each GPU for its PCI info and 18 GPU-instance
    * profiles, structs with char arrays; those derivations were most of discovery's time. The
    * offsets are what a C compiler gives {@code nvml.h} on x86_64 (NvmlStructsTest; the simulator,
@@ -40,10 +45,10 @@ final class NvmlStructs {
       memory.clear();
     }
 
-    /** A versioned struct: its first word is {@code sizeof | version << 24}. */
+    /** A versioned struct: its first word is its {@link NvmlStructs#versionWord}. */
     ByOffset(int size, int version) {
       this(size);
-      memory.setInt(0, size | (version << 24));
+      memory.setInt(0, NvmlStructs.versionWord(size, version));
     }
 
     int versionWord() {
