@@ -30,8 +30,10 @@ public final class ImageAotTraining {
             + tessera.resolve("jvm.options")
             + " -XX:MaxMetaspaceSize=256m -XX:AOTCacheOutput="
             + cache
-            // as the entrypoint loads JNA's native part (hack/images)
+            // as the entrypoint loads JNA's and netty's native parts (hack/images)
             + " -Djna.boot.library.path="
+            + tessera.resolve("lib")
+            + " -Djava.library.path="
             + tessera.resolve("lib");
     PluginBenchmark.run(
         tessera.resolve("jre/bin/java"),

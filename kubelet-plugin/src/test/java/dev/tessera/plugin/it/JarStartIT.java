@@ -80,6 +80,42 @@ class JarStartIT {
     }
   }
 
+  @Test
+  void withItsShippedFlagsNettyLinksNoMallocAndTheJvmWarnsOfNothing() throws Exception {
+    Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 1);
+    Path classes = dir.resolve("classes.log");
+    try (var api = new MockApiServer()) {
+      var env = PluginProcess.nodeEnv(dir, root, api.writeKubeconfig(dir));
+      try (var plugin =
+              PluginProcess.start(
+                  KillablePlugin.JAR,
+                  dir.resolve("node"),
+                  PluginProcess.shippedJvmOptions() + " -Xlog:class+load=info:file=" + classes,
+                  env);
+          var kubelet = new KubeletClient(plugin.registrationSocket(), plugin.draSocket())) {
+        plugin.awaitRegistrationSocket();
+        // Calls through the registration socket: netty has allocated its buffers and used them.
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .ignoreExceptions()
+            .until(() -> kubelet.getInfo().getName().equals("gpu.tessera.dev"));
+        kubelet.notifyRegistration(true, "");
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
+        assertThat(Files.readString(classes))
+            // CleanerJava9 is loaded either way (netty asks it first); the FFM one only without
+            // Unsafe.
+            .as("netty's direct buffers through Unsafe (decision 44), not malloc linked by FFM")
+            .contains("io.netty.util.internal.CleanerJava9 ")
+            .doesNotContain("io.netty.util.internal.CleanerJava24Linker ");
+        assertThat(Files.readAllLines(plugin.log()))
+            .as("the JVM's own warnings (sun.misc.Unsafe, restricted methods) in the plugin's log")
+            .noneMatch(line -> line.startsWith("WARNING:"));
+      }
+    }
+  }
+
   /** What Micronaut's own service loader finds in the jar for {@code service}, by class name. */
   private static ArrayList<String> scanned(String service, ClassLoader jar) {
     var names = new ArrayList<String>();

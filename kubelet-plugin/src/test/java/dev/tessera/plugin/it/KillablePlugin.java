@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -44,10 +43,7 @@ final class KillablePlugin implements AutoCloseable {
     this.dir = dir;
     this.root = root;
     this.kubeconfig = kubeconfig;
-    this.javaOpts =
-        Files.readAllLines(Path.of("jvm.options")).stream()
-            .filter(l -> !l.startsWith("#"))
-            .collect(Collectors.joining(" "));
+    this.javaOpts = PluginProcess.shippedJvmOptions();
   }
 
   /** Starts the plugin and registers it, as the kubelet does once it sees the socket. */

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * The node plugin as its own process (the shaded jar), configured through env vars as the DaemonSet
@@ -35,6 +36,16 @@ public final class PluginProcess implements AutoCloseable {
     this.log = log;
     this.process = process;
     this.startNanos = startNanos;
+  }
+
+  /**
+   * The JVM flags the image runs the plugin with: {@code jvm.options} of this module (the tests'
+   * working directory) without its comments, one string.
+   */
+  public static String shippedJvmOptions() throws IOException {
+    return Files.readAllLines(Path.of("jvm.options")).stream()
+        .filter(line -> !line.startsWith("#"))
+        .collect(Collectors.joining(" "));
   }
 
   /** The {@code java} of the JVM running this code: the plugin's runtime unless one is given. */
