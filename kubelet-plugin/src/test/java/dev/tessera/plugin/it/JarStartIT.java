@@ -104,8 +104,7 @@ class JarStartIT {
             .atMost(Duration.ofSeconds(60))
             .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
         assertThat(Files.readString(classes))
-            // CleanerJava9 is loaded either way (netty asks it first); the FFM one only without
-            // Unsafe.
+            // CleanerJava9 is asked first, so loaded either way; the FFM one only after a no.
             .as("netty's direct buffers through Unsafe (decision 44), not malloc linked by FFM")
             .contains("io.netty.util.internal.CleanerJava9 ")
             .doesNotContain("io.netty.util.internal.CleanerJava24Linker ");
