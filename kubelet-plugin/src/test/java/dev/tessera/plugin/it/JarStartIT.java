@@ -7,6 +7,7 @@ import dev.tessera.api.startup.JarServices;
 import dev.tessera.api.startup.MicronautServiceIndex;
 import io.micronaut.core.io.service.MicronautMetaServiceLoaderUtils;
 import io.micronaut.core.io.service.SoftServiceLoader;
+import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -49,22 +50,14 @@ class JarStartIT {
 
   @Test
   void theRealJarStartsWithoutScanningItselfOrFabric8sModelKinds() throws Exception {
-    Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 1);
-    Path classes = dir.resolve("classes.log");
     try (var api = new MockApiServer()) {
-      var env = PluginProcess.nodeEnv(dir, root, api.writeKubeconfig(dir));
-      try (var plugin =
-          PluginProcess.start(
-              KillablePlugin.JAR,
-              dir.resolve("node"),
-              "-Xlog:class+load=info:file=" + classes,
-              env)) {
+      try (var plugin = startLoggingClasses(api, "")) {
         await()
             .atMost(Duration.ofSeconds(60))
             .until(() -> Files.readString(plugin.log()).contains("serving the kubelet"));
         // The client's warm-up decodes a claim, then asks for this one: both kinds of decode done.
         assertThat(api.awaitRequest("tessera-warm-up-none", Duration.ofSeconds(60))).isTrue();
-        String loaded = Files.readString(classes);
+        String loaded = Files.readString(classes());
         assertThat(loaded)
             .as("the index was installed")
             .contains("dev.tessera.api.startup.IndexedServiceLoader ");
@@ -82,16 +75,8 @@ class JarStartIT {
 
   @Test
   void withItsShippedFlagsNettyLinksNoMallocAndTheJvmWarnsOfNothing() throws Exception {
-    Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 1);
-    Path classes = dir.resolve("classes.log");
     try (var api = new MockApiServer()) {
-      var env = PluginProcess.nodeEnv(dir, root, api.writeKubeconfig(dir));
-      try (var plugin =
-              PluginProcess.start(
-                  KillablePlugin.JAR,
-                  dir.resolve("node"),
-                  PluginProcess.shippedJvmOptions() + " -Xlog:class+load=info:file=" + classes,
-                  env);
+      try (var plugin = startLoggingClasses(api, PluginProcess.shippedJvmOptions());
           var kubelet = new KubeletClient(plugin.registrationSocket(), plugin.draSocket())) {
         plugin.awaitRegistrationSocket();
         // Calls through the registration socket: netty has allocated its buffers and used them.
@@ -103,7 +88,7 @@ class JarStartIT {
         await()
             .atMost(Duration.ofSeconds(60))
             .until(() -> Files.readString(plugin.log()).contains("registered with the kubelet"));
-        assertThat(Files.readString(classes))
+        assertThat(Files.readString(classes()))
             // CleanerJava9 is asked first, so loaded either way; the FFM one only after a no.
             .as("netty's direct buffers through Unsafe (decision 44), not malloc linked by FFM")
             .contains("io.netty.util.internal.CleanerJava9 ")
@@ -113,6 +98,24 @@ class JarStartIT {
             .noneMatch(line -> line.startsWith("WARNING:"));
       }
     }
+  }
+
+  /**
+   * The real jar on a simulated one-GPU node served by {@code api}, with {@code javaOpts}, its
+   * class loading logged to {@link #classes()}.
+   */
+  private PluginProcess startLoggingClasses(MockApiServer api, String javaOpts)
+      throws IOException, InterruptedException {
+    Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", 1);
+    return PluginProcess.start(
+        KillablePlugin.JAR,
+        dir.resolve("node"),
+        javaOpts + " -Xlog:class+load=info:file=" + classes(),
+        PluginProcess.nodeEnv(dir, root, api.writeKubeconfig(dir)));
+  }
+
+  private Path classes() {
+    return dir.resolve("classes.log");
   }
 
   /** What Micronaut's own service loader finds in the jar for {@code service}, by class name. */
