@@ -7,6 +7,8 @@ import dev.tessera.controller.render.Offering;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +42,12 @@ class OfferingSwitchE2E {
       Pattern.compile("(?m)^tessera_controller_slice_writes_rejected_total\\{[^}]*} (\\S+)$");
   private static final Pattern CONFLICTS =
       Pattern.compile("(?m)^tessera_controller_slice_write_conflicts_total\\{[^}]*} (\\S+)$");
+
+  /** The annotations saying a slice's pool and its generation, as the controller writes them. */
+  private static final String POOL = "gpu.tessera.dev/pool";
+
+  private static final String GENERATION = "gpu.tessera.dev/pool-generation";
+
   private static TesseraOnNode tessera;
 
   @BeforeAll
@@ -207,6 +215,47 @@ class OfferingSwitchE2E {
     }
     assertThat(tessera.cdiSpecs()).isEmpty();
     assertThat(tessera.checkpointedClaims()).isEmpty();
+  }
+
+  /**
+   * After an upgrade the controller finds slices written before it said their pool generation in an
+   * annotation (it caches slices' metadata only): it reads their generation from the slices
+   * themselves, so the next switch publishes the generation after theirs, not a first one that
+   * consumers would not trust beside a higher one.
+   */
+  @Test
+  @Order(3)
+  void aPoolWhoseSlicesDoNotAnnotateTheirGenerationSwitchesToTheNextGeneration() {
+    switchTo(Offering.MIG_DYNAMIC);
+    // Its counters apart from its devices: more slices than exclusive's one, so the switch below
+    // is a new generation, not an update in place.
+    assertThat(tessera.slices()).hasSizeGreaterThan(1);
+    long before = tessera.slices().get(0).getSpec().getPool().getGeneration();
+    for (ResourceSlice slice : tessera.slices()) {
+      tessera
+          .client()
+          .resource(slice)
+          .patch(
+              PatchContext.of(PatchType.JSON),
+              """
+              [{"op":"remove","path":"/metadata/annotations/gpu.tessera.dev~1pool-generation"},
+               {"op":"remove","path":"/metadata/annotations/gpu.tessera.dev~1pool"}]""");
+    }
+    assertThat(tessera.slices())
+        .allSatisfy(
+            s -> assertThat(s.getMetadata().getAnnotations()).doesNotContainKeys(POOL, GENERATION));
+
+    switchTo(Offering.EXCLUSIVE);
+
+    var after = tessera.slices();
+    assertThat(after)
+        .allSatisfy(
+            s -> {
+              assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(before + 1);
+              assertThat(s.getMetadata().getAnnotations())
+                  .containsEntry(GENERATION, Long.toString(before + 1))
+                  .containsEntry(POOL, tessera.nodeName());
+            });
   }
 
   /** The device allocated to the first claim whose name starts with {@code prefix}, if any. */

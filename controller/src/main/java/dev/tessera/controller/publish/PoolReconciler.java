@@ -24,8 +24,7 @@ public final class PoolReconciler {
 
   public List<SliceWrite> reconcile(
       String nodeName, String nodeUid, List<DesiredSlice> desired, List<ResourceSlice> existing) {
-    long current =
-        existing.stream().mapToLong(s -> s.getSpec().getPool().getGeneration()).max().orElse(0);
+    long current = existing.stream().mapToLong(PoolReconciler::generation).max().orElse(0);
     Map<String, ResourceSlice> byName = new LinkedHashMap<>();
     existing.forEach(s -> byName.put(s.getMetadata().getName(), s));
 
@@ -65,6 +64,18 @@ public final class PoolReconciler {
               : new SliceWrite.Create(slice));
     }
     return writes;
+  }
+
+  /**
+   * A slice's generation; the caller reads what the cached metadata does not say (a slice written
+   * before the controller annotated it) from the slice itself.
+   */
+  private static long generation(ResourceSlice slice) {
+    return SlicePool.generation(slice)
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "slice " + slice.getMetadata().getName() + " says no pool generation"));
   }
 
   /**

@@ -14,7 +14,8 @@ import java.util.Map;
  * Turns a node's desired slice contents into the ResourceSlice objects of its pool (pure): one pool
  * per node, named after it; every slice of a generation says how many slices the generation has, so
  * consumers only trust a complete pool; the Node owns the slices, so they go with it. Each slice
- * carries the digest of its content ({@link SliceContentHash}).
+ * carries the digest of its content ({@link SliceContentHash}) and its pool and generation again as
+ * annotations ({@link SlicePool}: the controller caches slices' metadata only).
  */
 public final class PoolSlices {
   private final String driverName;
@@ -66,7 +67,14 @@ public final class PoolSlices {
       slice.setKind("ResourceSlice");
       slice.setMetadata(metadata);
       slice.setSpec(spec);
-      metadata.setAnnotations(Map.of(SliceContentHash.ANNOTATION, hash.of(slice)));
+      metadata.setAnnotations(
+          Map.of(
+              SliceContentHash.ANNOTATION,
+              hash.of(slice),
+              SlicePool.POOL,
+              nodeName,
+              SlicePool.GENERATION,
+              Long.toString(generation)));
       slices.add(slice);
     }
     return slices;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tessera.controller.render.DesiredSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +31,12 @@ class PoolSlicesTest {
               assertThat(s.getSpec().getPool().getName()).isEqualTo("node-a");
               assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(3);
               assertThat(s.getSpec().getPool().getResourceSliceCount()).isEqualTo(2);
+              // Said again in the metadata, which is all the controller caches of a slice.
+              assertThat(s.getMetadata().getAnnotations())
+                  .containsEntry(SlicePool.POOL, "node-a")
+                  .containsEntry(SlicePool.GENERATION, "3");
+              assertThat(SlicePool.name(metadataOf(s))).isEqualTo("node-a");
+              assertThat(SlicePool.generation(metadataOf(s))).hasValue(3);
               assertThat(s.getMetadata().getOwnerReferences())
                   .singleElement()
                   .satisfies(
@@ -45,5 +52,12 @@ class PoolSlicesTest {
     assertThat(slices)
         .extracting(s -> s.getMetadata().getName())
         .containsExactly("node-a-gpu.tessera.dev-00000", "node-a-gpu.tessera.dev-00001");
+  }
+
+  /** The slice as the API server sends it to a metadata-only watch: no spec. */
+  private static ResourceSlice metadataOf(ResourceSlice slice) {
+    var metadata = new ResourceSlice();
+    metadata.setMetadata(slice.getMetadata());
+    return metadata;
   }
 }
