@@ -15,7 +15,10 @@ import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
+import java.net.URI;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -30,19 +33,30 @@ final class MetadataSliceInformer implements AutoCloseable {
   private static final String METADATA =
       "application/json;as=PartialObjectMetadata%s;g=meta.k8s.io;v=v1";
 
-  /** A list asks for the list form, a watch's events are single objects. */
   private static final Interceptor ACCEPT_METADATA =
       new Interceptor() {
         @Override
         public void before(
             BasicBuilder builder, HttpRequest request, Interceptor.RequestTags tags) {
-          String query = request.uri().getQuery();
-          boolean watch = query != null && query.contains("watch=true");
-          builder.setHeader("Accept", METADATA.formatted(watch ? "" : "List"));
+          accept(request.uri()).ifPresent(accept -> builder.setHeader("Accept", accept));
         }
       };
 
   private final KubernetesClient metadataClient;
+
+  /**
+   * What the informer's requests accept: a list the list form, a watch's events single objects;
+   * nothing else of this client's (an auth exchange, say) is changed.
+   */
+  static Optional<String> accept(URI request) {
+    if (request.getPath() == null || !request.getPath().endsWith("/resourceslices")) {
+      return Optional.empty();
+    }
+    boolean watch =
+        request.getRawQuery() != null
+            && Arrays.asList(request.getRawQuery().split("&")).contains("watch=true");
+    return Optional.of(METADATA.formatted(watch ? "" : "List"));
+  }
 
   /** A client of its own, with the same configuration as {@code client}, asks for metadata. */
   MetadataSliceInformer(KubernetesClient client) {

@@ -94,7 +94,7 @@ public class NodePoolController {
     this.events = events;
     this.metrics = metrics;
     this.reported = new ReportedNodes(json);
-    this.informers = new PoolInformers(client, config, reported, clock);
+    this.informers = new PoolInformers(client, config, reported, clock, metrics);
     this.planner =
         new PoolPlanner(
             renderer,

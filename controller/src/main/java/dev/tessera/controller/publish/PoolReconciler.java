@@ -42,7 +42,13 @@ public final class PoolReconciler {
                     .collect(java.util.stream.Collectors.toSet()));
 
     if (sameNames && changed.isEmpty()) {
-      return List.of();
+      // Slices written before they said their pool in annotations are read whole at every start
+      // of the controller (SliceGenerations) until written again: once, in place, content
+      // unchanged.
+      return atCurrent.stream()
+          .filter(s -> !annotated(byName.get(s.getMetadata().getName())))
+          .map(s -> update(s, byName))
+          .toList();
     }
     var writes = new ArrayList<SliceWrite>();
     if (sameNames && changed.size() == 1 && current > 0) {
@@ -76,6 +82,14 @@ public final class PoolReconciler {
             () ->
                 new IllegalStateException(
                     "slice " + slice.getMetadata().getName() + " says no pool generation"));
+  }
+
+  /** Whether the slice says its pool and generation in its annotations ({@link SlicePool}). */
+  private static boolean annotated(ResourceSlice slice) {
+    var annotations = slice.getMetadata().getAnnotations();
+    return annotations != null
+        && annotations.containsKey(SlicePool.POOL)
+        && annotations.containsKey(SlicePool.GENERATION);
   }
 
   /**

@@ -3,7 +3,10 @@ package dev.tessera.controller.publish;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourcePool;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceSpec;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.micrometer.core.instrument.Counter;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -17,13 +20,16 @@ final class SliceGenerations {
   private record Read(String resourceVersion, ResourcePool pool) {}
 
   private final Function<String, ResourceSlice> read;
+  private final Counter reads;
   private final Map<String, Read> byName = new ConcurrentHashMap<>();
 
   /**
    * @param read reads a slice by name from the API server; null when there is none
+   * @param reads counts those reads
    */
-  SliceGenerations(Function<String, ResourceSlice> read) {
+  SliceGenerations(Function<String, ResourceSlice> read, Counter reads) {
     this.read = read;
+    this.reads = reads;
   }
 
   /**
@@ -37,13 +43,16 @@ final class SliceGenerations {
     String name = cached.getMetadata().getName();
     String version = cached.getMetadata().getResourceVersion();
     Read known = byName.get(name);
-    if (known == null || !known.resourceVersion().equals(version)) {
+    if (known == null || !Objects.equals(known.resourceVersion(), version)) {
+      reads.increment();
       ResourceSlice whole = read.apply(name);
       if (whole == null || whole.getSpec() == null || whole.getSpec().getPool() == null) {
         byName.remove(name);
         return null;
       }
-      known = new Read(version, whole.getSpec().getPool());
+      // Kept under the version read: a newer one than cached is looked up again once the cache
+      // shows it (its event names the node again).
+      known = new Read(whole.getMetadata().getResourceVersion(), whole.getSpec().getPool());
       byName.put(name, known);
     }
     var spec = new ResourceSliceSpec();
@@ -54,8 +63,21 @@ final class SliceGenerations {
     return slice;
   }
 
-  /** The slice changed or is gone: what was read of it no longer holds. */
-  void forget(String name) {
-    byName.remove(name);
+  /** Forgets what was read of a slice once it changes or goes (an informer's handler). */
+  ResourceEventHandler<ResourceSlice> forgetting() {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(ResourceSlice slice) {}
+
+      @Override
+      public void onUpdate(ResourceSlice before, ResourceSlice after) {
+        byName.remove(after.getMetadata().getName());
+      }
+
+      @Override
+      public void onDelete(ResourceSlice slice, boolean unknownFinalState) {
+        byName.remove(slice.getMetadata().getName());
+      }
+    };
   }
 }

@@ -60,6 +60,34 @@ class PoolReconcilerTest {
   }
 
   @Test
+  void slicesWrittenBeforeTheySaidTheirPoolAreWrittenAgainInPlaceOnce() {
+    var desired = slicesOf(List.of(List.of(gpu(0, "80Gi")), List.of(gpu(1, "80Gi"))));
+    // As an older controller wrote them: generation 3, only the content digest annotated.
+    var published = pool.slices("n", "uid", 3, desired);
+    published.forEach(
+        s -> {
+          s.getMetadata()
+              .setAnnotations(Map.of(SliceContentHash.ANNOTATION, SliceContentHash.annotated(s)));
+          s.getMetadata().setResourceVersion("7");
+        });
+
+    var writes = reconciler.reconcile("n", "uid", desired, published);
+
+    assertThat(writes)
+        .hasSize(2)
+        .allSatisfy(
+            w -> {
+              var slice = ((SliceWrite.Update) w).slice();
+              assertThat(slice.getSpec().getPool().getGeneration()).isEqualTo(3);
+              assertThat(slice.getMetadata().getResourceVersion()).isEqualTo("7");
+              assertThat(slice.getMetadata().getAnnotations())
+                  .containsEntry(SlicePool.GENERATION, "3")
+                  .containsEntry(SlicePool.POOL, "n");
+            });
+    assertThat(reconciler.reconcile("n", "uid", desired, apply(published, writes))).isEmpty();
+  }
+
+  @Test
   void oneChangedSliceOfAnUnchangedCountIsUpdatedInPlace() {
     var before = slicesOf(List.of(List.of(gpu(0, "80Gi")), List.of(gpu(1, "80Gi"))));
     var published = apply(List.of(), reconciler.reconcile("n", "uid", before, List.of()));

@@ -1,0 +1,114 @@
+package dev.tessera.controller.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The metadata-only slice informer against fabric8's mock web server answering as a real API server
+ * does ({@code as=PartialObjectMetadata}: an empty list's {@code "items": null}, events without a
+ * spec): its list and watch ask for metadata, it syncs on an empty list, and the slice of an event
+ * is cached with its annotations and no spec.
+ */
+class MetadataSliceInformerIT {
+  private static final String EVENT =
+      """
+      {"type":"ADDED","object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1",\
+      "metadata":{"name":"node-a-gpu.tessera.dev-00000","resourceVersion":"6",\
+      "annotations":{"gpu.tessera.dev/pool":"node-a","gpu.tessera.dev/pool-generation":"2"}}}}
+      """;
+
+  private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
+  private final KubernetesMockServer server =
+      new KubernetesMockServer(
+          new Context(),
+          new MockWebServer(),
+          new HashMap<>(),
+          new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+              requests.add(request);
+              if (request.getPath().contains("watch=true")) {
+                return new MockResponse().setResponseCode(200).setBody(EVENT);
+              }
+              return new MockResponse()
+                  .setResponseCode(200)
+                  .setBody(
+                      """
+                      {"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1",\
+                      "metadata":{"resourceVersion":"5"},"items":null}""");
+            }
+          },
+          false);
+
+  @AfterEach
+  void close() {
+    server.destroy();
+  }
+
+  @Test
+  void itListsAndWatchesMetadataAndCachesSlicesWithoutASpec() throws Exception {
+    server.init();
+    try (var client = server.createClient();
+        var metadata = new MetadataSliceInformer(client)) {
+      var informer = metadata.slicesOf("gpu.tessera.dev", 100);
+      informer.start().toCompletableFuture().get();
+
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (informer.getStore().list().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(informer.getStore().list()).as("the watch's event cached").hasSize(1);
+      var slice = informer.getStore().list().get(0);
+      assertThat(slice.getSpec()).isNull();
+      assertThat(SlicePool.name(slice)).isEqualTo("node-a");
+      assertThat(SlicePool.generation(slice)).hasValue(2);
+      informer.stop();
+    }
+
+    var list = requests.stream().filter(r -> !r.getPath().contains("watch=true")).findFirst();
+    var watch = requests.stream().filter(r -> r.getPath().contains("watch=true")).findFirst();
+    assertThat(list.orElseThrow().getPath())
+        .contains("fieldSelector=spec.driver%3Dgpu.tessera.dev");
+    assertThat(list.orElseThrow().getHeader("Accept"))
+        .isEqualTo("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
+    assertThat(watch.orElseThrow().getHeader("Accept"))
+        .isEqualTo("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1");
+  }
+
+  @Test
+  void onlyTheSlicesListAndWatchAskForMetadata() {
+    assertThat(
+            MetadataSliceInformer.accept(
+                URI.create("https://api/apis/resource.k8s.io/v1/resourceslices?limit=100")))
+        .hasValue("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
+    assertThat(
+            MetadataSliceInformer.accept(
+                URI.create(
+                    "https://api/apis/resource.k8s.io/v1/resourceslices?resourceVersion=5&watch=true")))
+        .hasValue("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1");
+    // "watch=true" must be a parameter of its own, not part of another's value.
+    assertThat(
+            MetadataSliceInformer.accept(
+                URI.create(
+                    "https://api/apis/resource.k8s.io/v1/resourceslices?labelSelector=x%3Dwatch=true")))
+        .hasValue("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
+    assertThat(
+            MetadataSliceInformer.accept(
+                URI.create("https://api/apis/resource.k8s.io/v1/resourceslices/node-a-0")))
+        .isEmpty();
+    assertThat(MetadataSliceInformer.accept(URI.create("https://api/api/v1/nodes"))).isEmpty();
+  }
+}
