@@ -164,7 +164,11 @@ final class PoolInformers implements AutoCloseable {
     leaseSight.observe(leases.isWatching());
   }
 
-  /** One node's inputs as the caches hold them now. */
+  /**
+   * One node's inputs as the caches hold them now; a cached slice that does not say its generation
+   * is read from the API server ({@link SliceGenerations}), so this runs on a worker, not on an
+   * informer's thread.
+   */
   NodeInputs inputs(String nodeName) {
     checkLeaseSight();
     Node node = nodes.getStore().getByKey(nodeName);
