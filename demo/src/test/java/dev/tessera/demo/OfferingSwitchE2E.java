@@ -7,8 +7,6 @@ import dev.tessera.controller.render.Offering;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,14 +40,6 @@ class OfferingSwitchE2E {
       Pattern.compile("(?m)^tessera_controller_slice_writes_rejected_total\\{[^}]*} (\\S+)$");
   private static final Pattern CONFLICTS =
       Pattern.compile("(?m)^tessera_controller_slice_write_conflicts_total\\{[^}]*} (\\S+)$");
-
-  private static final Pattern GENERATION_READS =
-      Pattern.compile("(?m)^tessera_controller_slice_generation_reads_total(?:\\{[^}]*})? (\\S+)$");
-
-  /** The annotations saying a slice's pool and its generation, as the controller writes them. */
-  private static final String POOL = "gpu.tessera.dev/pool";
-
-  private static final String GENERATION = "gpu.tessera.dev/pool-generation";
 
   private static TesseraOnNode tessera;
 
@@ -234,21 +224,13 @@ class OfferingSwitchE2E {
     // is a new generation, not an update in place.
     assertThat(tessera.slices()).hasSizeGreaterThan(1);
     long before = tessera.slices().get(0).getSpec().getPool().getGeneration();
-    double readsBefore = sum(GENERATION_READS, tessera.deployment().controllerMetrics());
-    for (ResourceSlice slice : tessera.slices()) {
-      tessera
-          .client()
-          .resource(slice)
-          .patch(
-              PatchContext.of(PatchType.JSON),
-              """
-              [{"op":"remove","path":"/metadata/annotations/gpu.tessera.dev~1pool-generation"},
-               {"op":"remove","path":"/metadata/annotations/gpu.tessera.dev~1pool"}]""");
-    }
+    double readsBefore = UnannotatedPools.reads(tessera.deployment().controllerMetrics());
+    UnannotatedPools.strip(tessera);
     // The controller reads the generation of each such slice from the slice itself.
     await()
         .atMost(CONVERGE)
-        .until(() -> sum(GENERATION_READS, tessera.deployment().controllerMetrics()) > readsBefore);
+        .until(
+            () -> UnannotatedPools.reads(tessera.deployment().controllerMetrics()) > readsBefore);
 
     switchTo(Offering.EXCLUSIVE);
 
@@ -258,8 +240,8 @@ class OfferingSwitchE2E {
             s -> {
               assertThat(s.getSpec().getPool().getGeneration()).isEqualTo(before + 1);
               assertThat(s.getMetadata().getAnnotations())
-                  .containsEntry(GENERATION, Long.toString(before + 1))
-                  .containsEntry(POOL, tessera.nodeName());
+                  .containsEntry(UnannotatedPools.GENERATION, Long.toString(before + 1))
+                  .containsEntry(UnannotatedPools.POOL, tessera.nodeName());
             });
   }
 

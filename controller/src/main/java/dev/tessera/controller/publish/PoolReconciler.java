@@ -46,7 +46,7 @@ public final class PoolReconciler {
       // of the controller (SliceGenerations) until written again: once, in place, content
       // unchanged.
       return atCurrent.stream()
-          .filter(s -> !annotated(byName.get(s.getMetadata().getName())))
+          .filter(s -> !SlicePool.annotated(byName.get(s.getMetadata().getName())))
           .map(s -> update(s, byName))
           .toList();
     }
@@ -82,14 +82,6 @@ public final class PoolReconciler {
             () ->
                 new IllegalStateException(
                     "slice " + slice.getMetadata().getName() + " says no pool generation"));
-  }
-
-  /** Whether the slice says its pool and generation in its annotations ({@link SlicePool}). */
-  private static boolean annotated(ResourceSlice slice) {
-    var annotations = slice.getMetadata().getAnnotations();
-    return annotations != null
-        && annotations.containsKey(SlicePool.POOL)
-        && annotations.containsKey(SlicePool.GENERATION);
   }
 
   /**

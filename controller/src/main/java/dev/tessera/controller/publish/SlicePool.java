@@ -63,6 +63,11 @@ final class SlicePool {
     return OptionalLong.empty();
   }
 
+  /** Whether the slice says both its pool and its generation in annotations. */
+  static boolean annotated(ResourceSlice slice) {
+    return annotation(slice, POOL) != null && annotation(slice, GENERATION) != null;
+  }
+
   private static String annotation(ResourceSlice slice, String key) {
     Map<String, String> annotations = slice.getMetadata().getAnnotations();
     return annotations == null ? null : annotations.get(key);
