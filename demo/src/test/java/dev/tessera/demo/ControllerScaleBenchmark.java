@@ -8,6 +8,7 @@ import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
 import dev.tessera.plugin.discovery.GpuDiscovery;
 import dev.tessera.plugin.it.SimulatedNode;
+import dev.tessera.plugin.it.TestFiles;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.nvml.JnaNvml;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -198,6 +199,7 @@ public final class ControllerScaleBenchmark {
               throw new IllegalStateException("no local cluster: " + reason);
             });
     Path work = Files.createTempDirectory("tessera-scale");
+    boolean measured = false;
     try (KubernetesClient client = cluster.adminClient();
         ExecutorService pool = Executors.newFixedThreadPool(16)) {
       var bench =
@@ -205,8 +207,16 @@ public final class ControllerScaleBenchmark {
               cluster, client, pool, work, Setting.production(), inventory(work));
       try {
         System.out.print(bench.run(nodes, offering, heap, workers).table());
+        measured = true;
       } finally {
         bench.cleanUp();
+      }
+    } finally {
+      // A failed run keeps the controller's log for whoever reads the failure.
+      if (measured) {
+        TestFiles.deleteTree(work);
+      } else {
+        System.err.println("kept " + work + " (the controller's log); delete it when read");
       }
     }
   }

@@ -8,6 +8,7 @@ import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
 import dev.tessera.plugin.discovery.GpuDiscovery;
 import dev.tessera.plugin.it.SimulatedNode;
+import dev.tessera.plugin.it.TestFiles;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.nvml.JnaNvml;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -64,7 +65,12 @@ public final class KubectlTesseraBenchmark {
             .map(label -> Offering.fromLabel(label).orElseThrow())
             .toList();
     Path work = Files.createTempDirectory("tessera-cli-bench");
-    NodeInventory template = inventory(work);
+    NodeInventory template;
+    try {
+      template = inventory(work);
+    } finally {
+      TestFiles.deleteTree(work); // the simulated node is read once, for its inventory
+    }
     var config = Config.fromKubeconfig(Files.readString(kubeconfig));
     int claims;
     long slices;

@@ -8,6 +8,7 @@ import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
 import dev.tessera.plugin.discovery.GpuDiscovery;
 import dev.tessera.plugin.it.SimulatedNode;
+import dev.tessera.plugin.it.TestFiles;
 import dev.tessera.plugin.nvml.JnaNvml;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -115,11 +116,16 @@ public final class SchedulerScaleBenchmark {
               throw new IllegalStateException("no local cluster: " + reason);
             });
     Path work = Files.createTempDirectory("tessera-sched");
+    NodeInventory template;
+    try {
+      template = inventory(work);
+    } finally {
+      TestFiles.deleteTree(work); // the simulated node is read once, for its inventory
+    }
     try (KubernetesClient client = cluster.adminClient();
         ExecutorService pool = Executors.newFixedThreadPool(16)) {
       var bench =
-          new SchedulerScaleBenchmark(
-              client, cluster.components().orElseThrow(), inventory(work), pool);
+          new SchedulerScaleBenchmark(client, cluster.components().orElseThrow(), template, pool);
       long t0 = System.nanoTime();
       bench.setUp(nodes);
       System.out.printf(
