@@ -42,6 +42,7 @@ public class NodePoolController {
   private static final Logger LOG = LoggerFactory.getLogger(NodePoolController.class);
 
   private final PublishSettings config;
+  private final SliceMetadataClient sliceMetadata;
   private final PoolInformers informers;
   private final PoolPlanner planner;
   private final SliceWriter writer;
@@ -94,13 +95,15 @@ public class NodePoolController {
     this.events = events;
     this.metrics = metrics;
     this.reported = new ReportedNodes(json);
-    this.informers = new PoolInformers(client, config, reported, clock, metrics);
+    this.sliceMetadata = new SliceMetadataClient(client);
+    this.informers = new PoolInformers(client, config, reported, clock, metrics, sliceMetadata);
     this.planner =
         new PoolPlanner(
             renderer,
             reconciler,
             Offering.fromLabel(config.defaultOffering()).orElse(Offering.EXCLUSIVE));
-    this.writer = new SliceWriter(client, metrics);
+    // Its writes' answers say the slice's metadata only: the writer reads nothing else of them.
+    this.writer = new SliceWriter(sliceMetadata.client(), metrics);
     this.queue = new NodeQueue(new Backoff(config.retryInitial(), config.retryMax()), clock);
     var statusWriter = new GpuNodeStatusWriter(client);
     this.offeringWrites =
@@ -280,6 +283,10 @@ public class NodePoolController {
     workers.forEach(Thread::interrupt);
     offeringWrites.close();
     resync.shutdownNow();
-    informers.close();
+    try {
+      informers.close();
+    } finally {
+      sliceMetadata.close();
+    }
   }
 }

@@ -67,13 +67,14 @@ final class PoolInformers implements AutoCloseable {
       PublishSettings config,
       ReportedNodes reported,
       Clock clock,
-      MeterRegistry metrics) {
+      MeterRegistry metrics,
+      SliceMetadataClient sliceMetadata) {
     this.client = client;
     this.config = config;
     this.reported = reported;
     this.clock = clock;
     this.leaseSight = new LeaseSight(clock);
-    this.metadataSlices = new MetadataSliceInformer(client);
+    this.metadataSlices = new MetadataSliceInformer(sliceMetadata);
     this.generations =
         new SliceGenerations(
             name -> client.dynamicResourceAllocation().v1().resourcesSlices().withName(name).get(),
@@ -267,10 +268,6 @@ final class PoolInformers implements AutoCloseable {
 
   @Override
   public void close() {
-    try {
-      informers.forEach(SharedIndexInformer::stop);
-    } finally {
-      metadataSlices.close();
-    }
+    informers.forEach(SharedIndexInformer::stop);
   }
 }

@@ -8,7 +8,6 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -62,8 +61,8 @@ class MetadataSliceInformerIT {
   void itListsAndWatchesMetadataAndCachesSlicesWithoutASpec() throws Exception {
     server.init();
     try (var client = server.createClient();
-        var metadata = new MetadataSliceInformer(client)) {
-      var informer = metadata.slicesOf("gpu.tessera.dev", 100);
+        var metadata = new SliceMetadataClient(client)) {
+      var informer = new MetadataSliceInformer(metadata).slicesOf("gpu.tessera.dev", 100);
       informer.start().toCompletableFuture().get();
 
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -86,29 +85,5 @@ class MetadataSliceInformerIT {
         .isEqualTo("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
     assertThat(watch.orElseThrow().getHeader("Accept"))
         .isEqualTo("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1");
-  }
-
-  @Test
-  void onlyTheSlicesListAndWatchAskForMetadata() {
-    assertThat(
-            MetadataSliceInformer.accept(
-                URI.create("https://api/apis/resource.k8s.io/v1/resourceslices?limit=100")))
-        .hasValue("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
-    assertThat(
-            MetadataSliceInformer.accept(
-                URI.create(
-                    "https://api/apis/resource.k8s.io/v1/resourceslices?resourceVersion=5&watch=true")))
-        .hasValue("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1");
-    // "watch=true" must be a parameter of its own, not part of another's value.
-    assertThat(
-            MetadataSliceInformer.accept(
-                URI.create(
-                    "https://api/apis/resource.k8s.io/v1/resourceslices?labelSelector=x%3Dwatch=true")))
-        .hasValue("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
-    assertThat(
-            MetadataSliceInformer.accept(
-                URI.create("https://api/apis/resource.k8s.io/v1/resourceslices/node-a-0")))
-        .isEmpty();
-    assertThat(MetadataSliceInformer.accept(URI.create("https://api/api/v1/nodes"))).isEmpty();
   }
 }

@@ -1,0 +1,88 @@
+package dev.tessera.controller.publish;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
+import java.net.URI;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * A client of its own, with the controller's configuration, that asks the API server for
+ * ResourceSlices' metadata only ({@code as=PartialObjectMetadata}, as client-go's metadata clients
+ * do): in the informer's list and watch, in a slice's read, and in the answer to a slice's create
+ * or replace. The controller reads a slice's name, version, owners and annotations, never its spec
+ * from the API server; a slice of a {@code mig-dynamic} node is ~90 KiB, which the API server would
+ * otherwise serialize, and the controller parse, again for every slice it writes, only to drop it.
+ * fabric8 reads each such answer into a {@link io.fabric8.kubernetes.api.model.resource.v1
+ * .ResourceSlice} whose spec is null. A refusal is a {@code Status} as before.
+ */
+final class SliceMetadataClient implements AutoCloseable {
+  private static final String METADATA =
+      "application/json;as=PartialObjectMetadata%s;g=meta.k8s.io;v=v1";
+
+  /**
+   * The slices' collection, or one slice by name (not a subresource of it), below whatever path the
+   * server's URL has (a proxy's).
+   */
+  private static final Pattern SLICES =
+      Pattern.compile(".*/apis/resource\\.k8s\\.io/[^/]+/resourceslices(/[^/]+)?");
+
+  private static final Interceptor ACCEPT_METADATA =
+      new Interceptor() {
+        @Override
+        public void before(
+            BasicBuilder builder, HttpRequest request, Interceptor.RequestTags tags) {
+          accept(request.method(), request.uri())
+              .ifPresent(accept -> builder.setHeader("Accept", accept));
+        }
+      };
+
+  private final KubernetesClient client;
+
+  SliceMetadataClient(KubernetesClient client) {
+    this.client =
+        new KubernetesClientBuilder()
+            .withConfig(client.getConfiguration())
+            .withHttpClientBuilderConsumer(
+                b -> b.addOrReplaceInterceptor("tessera-metadata-only", ACCEPT_METADATA))
+            .build();
+  }
+
+  /**
+   * What a request accepts: a list the list form; a watch's events, a slice read, created or
+   * replaced single objects. Nothing else is changed: a delete (its answer is a {@code Status} or
+   * the object, as the API server chooses), another resource, an auth exchange.
+   */
+  static Optional<String> accept(String method, URI request) {
+    var slices = request.getPath() == null ? null : SLICES.matcher(request.getPath());
+    if (slices == null || !slices.matches()) {
+      return Optional.empty();
+    }
+    boolean named = slices.group(1) != null;
+    return switch (method) {
+      case "GET" -> {
+        boolean watch =
+            request.getRawQuery() != null
+                && Arrays.asList(request.getRawQuery().split("&")).contains("watch=true");
+        yield Optional.of(METADATA.formatted(named || watch ? "" : "List"));
+      }
+      case "POST" -> named ? Optional.empty() : Optional.of(METADATA.formatted(""));
+      case "PUT" -> named ? Optional.of(METADATA.formatted("")) : Optional.empty();
+      default -> Optional.empty();
+    };
+  }
+
+  /** The client that asks for slices' metadata (every other request of it as usual). */
+  KubernetesClient client() {
+    return client;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}
