@@ -280,10 +280,10 @@ public class NodePoolController {
   @PreDestroy
   void stop() {
     stopped = true;
-    workers.forEach(Thread::interrupt);
-    offeringWrites.close();
-    resync.shutdownNow();
     try {
+      workers.forEach(Thread::interrupt);
+      offeringWrites.close();
+      resync.shutdownNow();
       informers.close();
     } finally {
       sliceMetadata.close();

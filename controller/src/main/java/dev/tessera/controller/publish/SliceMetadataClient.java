@@ -14,11 +14,12 @@ import java.util.regex.Pattern;
  * A client of its own, with the controller's configuration, that asks the API server for
  * ResourceSlices' metadata only ({@code as=PartialObjectMetadata}, as client-go's metadata clients
  * do): in the informer's list and watch, in a slice's read, and in the answer to a slice's create
- * or replace. The controller reads a slice's name, version, owners and annotations, never its spec
- * from the API server; a slice of a {@code mig-dynamic} node is ~90 KiB, which the API server would
- * otherwise serialize, and the controller parse, again for every slice it writes, only to drop it.
- * fabric8 reads each such answer into a {@link io.fabric8.kubernetes.api.model.resource.v1
- * .ResourceSlice} whose spec is null. A refusal is a {@code Status} as before.
+ * or replace. Through it the controller reads a slice's name, version, owners and annotations,
+ * never its spec (only {@link SliceGenerations} reads a spec, through the controller's own client);
+ * a slice of a {@code mig-dynamic} node is ~90 KiB, which the API server would otherwise serialize,
+ * and the controller parse, again for every slice it writes, only to drop it. fabric8 reads each
+ * such answer into a {@code ResourceSlice} whose spec is null. A refusal is a {@code Status} as
+ * before.
  */
 final class SliceMetadataClient implements AutoCloseable {
   private static final String METADATA =

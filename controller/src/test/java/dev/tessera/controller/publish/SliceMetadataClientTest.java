@@ -29,6 +29,14 @@ class SliceMetadataClientTest {
     assertThat(SliceMetadataClient.accept("GET", URI.create(SLICES + "/node-a-0"))).hasValue(ONE);
     assertThat(SliceMetadataClient.accept("POST", URI.create(SLICES))).hasValue(ONE);
     assertThat(SliceMetadataClient.accept("PUT", URI.create(SLICES + "/node-a-0"))).hasValue(ONE);
+    // With the parameters fabric8 may add.
+    assertThat(SliceMetadataClient.accept("POST", URI.create(SLICES + "?dryRun=All")))
+        .hasValue(ONE);
+    assertThat(
+            SliceMetadataClient.accept(
+                "PUT",
+                URI.create(SLICES + "/node-a-0?fieldManager=tessera&fieldValidation=Strict")))
+        .hasValue(ONE);
   }
 
   @Test
