@@ -244,6 +244,8 @@ class CrashCampaignE2E {
           .until(() -> check.findings().isEmpty());
     } catch (ConditionTimeoutException e) {
       List<String> found = check.findings();
+      // What the plugin and the controller did meanwhile: a leak is read from their logs.
+      System.out.print(tessera.deployment().logs(TesseraLogsOnFailure.LINES));
       tally.leaks += found.size();
       assertThat(found).as(context(stage)).isEmpty();
     }

@@ -444,7 +444,20 @@ final class NodeLeaks {
     long generation = slices.get(0).getSpec().getPool().getGeneration();
     if (slices.size() != slices.get(0).getSpec().getPool().getResourceSliceCount()
         || slices.stream().anyMatch(s -> s.getSpec().getPool().getGeneration() != generation)) {
-      return List.of("the node's pool is not complete (" + slices.size() + " slices)");
+      return List.of(
+          "the node's pool is not complete ("
+              + slices.size()
+              + " slices: "
+              + slices.stream()
+                  .map(
+                      s ->
+                          s.getMetadata().getName()
+                              + " generation "
+                              + s.getSpec().getPool().getGeneration()
+                              + " of "
+                              + s.getSpec().getPool().getResourceSliceCount())
+                  .toList()
+              + ")");
     }
     Set<String> published =
         slices.stream()
