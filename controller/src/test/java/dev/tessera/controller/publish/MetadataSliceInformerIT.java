@@ -2,16 +2,8 @@ package dev.tessera.controller.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,37 +21,27 @@ class MetadataSliceInformerIT {
       "annotations":{"gpu.tessera.dev/pool":"node-a","gpu.tessera.dev/pool-generation":"2"}}}}
       """;
 
-  private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
-  private final KubernetesMockServer server =
-      new KubernetesMockServer(
-          new Context(),
-          new MockWebServer(),
-          new HashMap<>(),
-          new Dispatcher() {
-            @Override
-            public MockResponse dispatch(RecordedRequest request) {
-              requests.add(request);
-              if (request.getPath().contains("watch=true")) {
-                return new MockResponse().setResponseCode(200).setBody(EVENT);
-              }
-              return new MockResponse()
-                  .setResponseCode(200)
-                  .setBody(
-                      """
-                      {"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1",\
-                      "metadata":{"resourceVersion":"5"},"items":null}""");
+  private final RecordingApiServer server =
+      new RecordingApiServer(
+          request -> {
+            if (request.getPath().contains("watch=true")) {
+              return new MockResponse().setResponseCode(200).setBody(EVENT);
             }
-          },
-          false);
+            return new MockResponse()
+                .setResponseCode(200)
+                .setBody(
+                    """
+                    {"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1",\
+                    "metadata":{"resourceVersion":"5"},"items":null}""");
+          });
 
   @AfterEach
   void close() {
-    server.destroy();
+    server.close();
   }
 
   @Test
   void itListsAndWatchesMetadataAndCachesSlicesWithoutASpec() throws Exception {
-    server.init();
     try (var client = server.createClient();
         var metadata = new SliceMetadataClient(client)) {
       var informer = new MetadataSliceInformer(metadata).slicesOf("gpu.tessera.dev", 100);
@@ -77,8 +59,10 @@ class MetadataSliceInformerIT {
       informer.stop();
     }
 
-    var list = requests.stream().filter(r -> !r.getPath().contains("watch=true")).findFirst();
-    var watch = requests.stream().filter(r -> r.getPath().contains("watch=true")).findFirst();
+    var list =
+        server.requests().stream().filter(r -> !r.getPath().contains("watch=true")).findFirst();
+    var watch =
+        server.requests().stream().filter(r -> r.getPath().contains("watch=true")).findFirst();
     assertThat(list.orElseThrow().getPath())
         .contains("fieldSelector=spec.driver%3Dgpu.tessera.dev");
     assertThat(list.orElseThrow().getHeader("Accept"))

@@ -7,16 +7,10 @@ import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SimulatedInventories;
 import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,33 +24,24 @@ import org.junit.jupiter.api.Test;
 class SliceMetadataClientIT {
   private static final String ONE = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
-  private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   private volatile ResourceSlice stored;
-  private final KubernetesMockServer server =
-      new KubernetesMockServer(
-          new Context(),
-          new MockWebServer(),
-          new HashMap<>(),
-          new Dispatcher() {
-            @Override
-            public MockResponse dispatch(RecordedRequest request) {
-              requests.add(request);
-              return switch (request.getMethod()) {
-                case "POST" -> {
-                  if (stored != null) {
-                    yield new MockResponse().setResponseCode(409).setBody(ALREADY_EXISTS);
-                  }
-                  stored = slice();
-                  yield new MockResponse().setResponseCode(201).setBody(metadataOf(stored, "7"));
-                }
-                case "PUT" ->
-                    new MockResponse().setResponseCode(200).setBody(metadataOf(stored, "8"));
-                default -> new MockResponse().setResponseCode(200).setBody(metadataOf(stored, "7"));
-              };
-            }
-          },
-          false);
+  private final RecordingApiServer server = new RecordingApiServer(this::answer);
+
+  /** As the API server answers a slice's create, replace and read asked as metadata. */
+  private MockResponse answer(RecordedRequest request) {
+    return switch (request.getMethod()) {
+      case "POST" -> {
+        if (stored != null) {
+          yield new MockResponse().setResponseCode(409).setBody(ALREADY_EXISTS);
+        }
+        stored = slice();
+        yield new MockResponse().setResponseCode(201).setBody(metadataOf(stored, "7"));
+      }
+      case "PUT" -> new MockResponse().setResponseCode(200).setBody(metadataOf(stored, "8"));
+      default -> new MockResponse().setResponseCode(200).setBody(metadataOf(stored, "7"));
+    };
+  }
 
   private static final String ALREADY_EXISTS =
       """
@@ -66,7 +51,7 @@ class SliceMetadataClientIT {
 
   @AfterEach
   void close() {
-    server.destroy();
+    server.close();
   }
 
   private static ResourceSlice slice() {
@@ -108,7 +93,6 @@ class SliceMetadataClientIT {
 
   @Test
   void writesAskForMetadataAndTakeItsAnswers() throws Exception {
-    server.init();
     try (var client = server.createClient();
         var metadata = new SliceMetadataClient(client)) {
       var writer = new SliceWriter(metadata.client(), metrics);
@@ -132,6 +116,7 @@ class SliceMetadataClientIT {
         .isEqualTo(1);
     assertThat(metrics.counter("tessera.controller.slice.writes", "operation", "update").count())
         .isEqualTo(1);
+    var requests = server.requests();
     assertThat(requests)
         .extracting(RecordedRequest::getMethod)
         .containsExactly("POST", "POST", "GET", "PUT");
