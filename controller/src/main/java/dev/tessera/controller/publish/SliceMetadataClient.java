@@ -22,8 +22,9 @@ import java.util.regex.Pattern;
  * before.
  */
 final class SliceMetadataClient implements AutoCloseable {
-  private static final String METADATA =
-      "application/json;as=PartialObjectMetadata%s;g=meta.k8s.io;v=v1";
+  private static final String ONE = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+  private static final String LIST =
+      "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
 
   /**
    * The slices' collection, or one slice by name (not a subresource of it), below whatever path the
@@ -69,10 +70,10 @@ final class SliceMetadataClient implements AutoCloseable {
         boolean watch =
             request.getRawQuery() != null
                 && Arrays.asList(request.getRawQuery().split("&")).contains("watch=true");
-        yield Optional.of(METADATA.formatted(named || watch ? "" : "List"));
+        yield Optional.of(named || watch ? ONE : LIST);
       }
-      case "POST" -> named ? Optional.empty() : Optional.of(METADATA.formatted(""));
-      case "PUT" -> named ? Optional.of(METADATA.formatted("")) : Optional.empty();
+      case "POST" -> named ? Optional.empty() : Optional.of(ONE);
+      case "PUT" -> named ? Optional.of(ONE) : Optional.empty();
       default -> Optional.empty();
     };
   }
