@@ -391,11 +391,8 @@ public final class ControllerScaleBenchmark {
    */
   private static List<String> jvmOptions(String heap) throws java.io.IOException {
     var options = new ArrayList<String>();
-    for (String line : Files.readAllLines(REPO.resolve("controller/jvm.options"))) {
-      String option = line.trim();
-      if (!option.isEmpty()
-          && !option.startsWith("#")
-          && !option.startsWith("-XX:MaxRAMPercentage")) {
+    for (String option : JvmOptions.read(REPO.resolve("controller/jvm.options"))) {
+      if (!option.startsWith("-XX:MaxRAMPercentage")) {
         options.add(option);
       }
     }

@@ -34,16 +34,9 @@ class ControllerTlsE2E {
     URI api = URI.create(config.getMasterUrl());
     Path ca = caOf(config);
 
-    assertThat(negotiated(controllerOptions(), api, ca)).isEqualTo("TLS_CHACHA20_POLY1305_SHA256");
+    assertThat(negotiated(JvmOptions.read(REPO.resolve("controller/jvm.options")), api, ca))
+        .isEqualTo("TLS_CHACHA20_POLY1305_SHA256");
     assertThat(negotiated(List.of(), api, ca)).startsWith("TLS_AES_").contains("_GCM_");
-  }
-
-  /** {@code controller/jvm.options} as the image's entrypoint passes it (comments dropped). */
-  private static List<String> controllerOptions() throws IOException {
-    return Files.readAllLines(REPO.resolve("controller/jvm.options")).stream()
-        .map(String::strip)
-        .filter(l -> !l.isEmpty() && !l.startsWith("#"))
-        .toList();
   }
 
   private Path caOf(Config config) throws IOException {

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * Tessera as host processes on the cluster's node: the node plugin's jar, registered with the real
@@ -86,9 +85,7 @@ final class TesseraProcesses implements TesseraDeployment {
   }
 
   private static String jvmOptions() throws IOException {
-    return Files.readAllLines(REPO.resolve("kubelet-plugin/jvm.options")).stream()
-        .filter(l -> !l.startsWith("#") && !l.isBlank())
-        .collect(Collectors.joining(" "));
+    return String.join(" ", JvmOptions.read(REPO.resolve("kubelet-plugin/jvm.options")));
   }
 
   private void awaitRegistered() {
