@@ -82,6 +82,20 @@ public final class MockApiServer implements AutoCloseable {
     return false;
   }
 
+  /**
+   * The requests served since the last call (or since the start), each as "METHOD path", in order;
+   * {@link #awaitRequest} takes the ones it reads.
+   */
+  public java.util.List<String> drainRequests() throws InterruptedException {
+    var requests = new java.util.ArrayList<String>();
+    for (var r = server.takeRequest(1, TimeUnit.MILLISECONDS);
+        r != null;
+        r = server.takeRequest(1, TimeUnit.MILLISECONDS)) {
+      requests.add(r.getMethod() + " " + r.getPath());
+    }
+    return requests;
+  }
+
   @Override
   public void close() {
     client.close();
