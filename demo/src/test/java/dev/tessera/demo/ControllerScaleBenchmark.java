@@ -59,21 +59,36 @@ public final class ControllerScaleBenchmark {
    * Where, and under which names, the measured controller runs: the production names for the
    * benchmark; the smoke runs beside whatever else the test cluster runs, so it uses its own.
    *
-   * @param steady how long the controller is watched for writes once everything is published
+   * @param steady how long the controller is watched for writes once everything is published, first
+   *     with nothing changing, then again while every plugin Lease is renewed
+   * @param renewPeriod how often each plugin Lease is renewed in the second window
    */
   record Setting(
       String driverName,
       String leaseNamespace,
       String electionNamespace,
       Duration resync,
-      Duration steady) {
+      Duration steady,
+      Duration renewPeriod) {
     static Setting production() {
       return new Setting(
           "gpu.tessera.dev",
           "kube-node-lease",
           "kube-system",
           Duration.ofSeconds(30),
-          Duration.ofSeconds(65)); // two resyncs
+          Duration.ofSeconds(65), // two resyncs
+          askedRenewPeriod());
+    }
+
+    /**
+     * The node plugin's own period (a quarter of its 40 s Lease) unless {@code
+     * tessera.bench.renewPeriod} (seconds) asks for one the box can carry.
+     */
+    private static Duration askedRenewPeriod() {
+      String asked = System.getProperty("tessera.bench.renewPeriod", "").trim();
+      return asked.isEmpty()
+          ? Duration.ofSeconds(10)
+          : Duration.ofMillis(Math.round(Double.parseDouble(asked) * 1000));
     }
   }
 
@@ -101,7 +116,13 @@ public final class ControllerScaleBenchmark {
       Cpu startCpu,
       double startControllerCpuSeconds,
       double steadySeconds,
-      double steadyCpuSeconds) {
+      double steadyCpuSeconds,
+      Duration renewPeriod,
+      LeaseRenewals.Done renewals,
+      List<String> renewWriteLines,
+      double renewCpuSeconds,
+      Cpu renewCpu,
+      Map<String, Long> renewReconciles) {
 
     String table() {
       return String.format(
@@ -127,7 +148,12 @@ public final class ControllerScaleBenchmark {
               + "| CPU, controller phase: kube-apiserver / etcd / controller / this JVM | %.1f / %.1f /"
               + " %.1f / %.1f s |%n"
               + "| of which until the first node was published: kube-apiserver / etcd / controller |"
-              + " %.1f / %.1f / %.1f s |%n",
+              + " %.1f / %.1f / %.1f s |%n"
+              + "| then every plugin Lease renewed once every %.1f s for %.0f s: renewals done /"
+              + " asked / failed | %d / %d / %d (%.0f/s) |%n"
+              + "| slice writes while the Leases were renewed / reconciles by outcome | %d / %s |%n"
+              + "| CPU while the Leases were renewed: controller (per renewal) / kube-apiserver /"
+              + " etcd / this JVM | %.1f s (%.0f µs) / %.1f / %.1f / %.1f s |%n",
           nodes,
           offering.label(),
           slices,
@@ -159,7 +185,20 @@ public final class ControllerScaleBenchmark {
           controllerCpu.self(),
           startCpu.apiServer(),
           startCpu.etcd(),
-          startControllerCpuSeconds);
+          startControllerCpuSeconds,
+          renewPeriod.toMillis() / 1e3,
+          renewals.seconds(),
+          renewals.renewed(),
+          renewals.asked(),
+          renewals.failed(),
+          renewals.perSecond(),
+          renewWriteLines.size(),
+          renewReconciles,
+          renewCpuSeconds,
+          renewals.renewed() == 0 ? 0.0 : renewCpuSeconds / renewals.renewed() * 1e6,
+          renewCpu.apiServer(),
+          renewCpu.etcd(),
+          renewCpu.self());
     }
   }
 
@@ -313,6 +352,32 @@ public final class ControllerScaleBenchmark {
               .skip(writesBefore)
               .toList();
       double steadyCpu = controller.cpuSeconds() - cpuBefore;
+      // The same wait while every plugin renews its Lease, as on a live fleet: each renewal names
+      // its node to the controller, which must find nothing to write, at a CPU cost per renewal.
+      long renewWritesBefore = publishLines(controller.log());
+      Map<String, Long> reconcilesBefore = reconciles(controller);
+      Cpu beforeRenewals = Cpu.now();
+      double cpuBeforeRenewals = controller.cpuSeconds();
+      LeaseRenewals.Done renewals =
+          new LeaseRenewals(client, pool, setting.leaseNamespace(), 16)
+              .run(
+                  java.util.stream.IntStream.range(0, nodes)
+                      .mapToObj(n -> "tessera-" + PREFIX + n)
+                      .toList(),
+                  setting.renewPeriod(),
+                  setting.steady());
+      double renewCpu = controller.cpuSeconds() - cpuBeforeRenewals;
+      Cpu renewApiCpu = Cpu.now().minus(beforeRenewals);
+      List<String> renewWriteLines =
+          Files.readAllLines(controller.log()).stream()
+              .filter(l -> l.contains("published the node's slices"))
+              .skip(renewWritesBefore)
+              .toList();
+      var renewReconciles = new java.util.TreeMap<String, Long>();
+      reconciles(controller)
+          .forEach(
+              (outcome, count) ->
+                  renewReconciles.put(outcome, count - reconcilesBefore.getOrDefault(outcome, 0L)));
       return new Figures(
           nodes,
           offering,
@@ -336,8 +401,29 @@ public final class ControllerScaleBenchmark {
           startCpu == null ? controllerCpu : startCpu,
           startCpu == null ? controllerSeconds : startControllerCpu,
           setting.steady().toMillis() / 1e3,
-          steadyCpu);
+          steadyCpu,
+          setting.renewPeriod(),
+          renewals,
+          renewWriteLines,
+          renewCpu,
+          renewApiCpu,
+          renewReconciles);
     }
+  }
+
+  private static final Pattern RECONCILES =
+      Pattern.compile(
+          "(?m)^tessera_controller_reconcile_seconds_count\\{[^}]*outcome=\"([^\"]+)\"[^}]*\\}"
+              + " (\\S+)$");
+
+  /** The controller's reconciles so far, by outcome (its metrics). */
+  private static Map<String, Long> reconciles(ControllerProcess controller) throws Exception {
+    var byOutcome = new java.util.TreeMap<String, Long>();
+    Matcher m = RECONCILES.matcher(controller.metrics());
+    while (m.find()) {
+      byOutcome.put(m.group(1), (long) Double.parseDouble(m.group(2)));
+    }
+    return byOutcome;
   }
 
   static NodeInventory inventory(Path work) throws Exception {

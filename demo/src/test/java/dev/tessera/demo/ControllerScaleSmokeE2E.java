@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster's API server at the size of a test (3 nodes, mig-dynamic). The measured controller runs
  * under its own driver name, Lease namespace and election namespace, so whatever Tessera the suite
  * runs beside it neither leads for it nor publishes its nodes. Every pool is published, nothing is
- * written while nothing changes, and nothing it made is left.
+ * written while nothing changes nor while every plugin renews its Lease, and nothing it made is
+ * left.
  */
 class ControllerScaleSmokeE2E {
   private static final int NODES = 3;
@@ -37,7 +38,12 @@ class ControllerScaleSmokeE2E {
           .serverSideApply();
       var setting =
           new ControllerScaleBenchmark.Setting(
-              DRIVER, NAMESPACE, NAMESPACE, Duration.ofSeconds(2), Duration.ofSeconds(5));
+              DRIVER,
+              NAMESPACE,
+              NAMESPACE,
+              Duration.ofSeconds(2),
+              Duration.ofSeconds(5),
+              Duration.ofSeconds(1));
       var bench =
           new ControllerScaleBenchmark(
               cluster, client, pool, work, setting, ControllerScaleBenchmark.inventory(work));
@@ -47,6 +53,14 @@ class ControllerScaleSmokeE2E {
         assertThat(figures.raw().slices()).as("raw slices").isPositive();
         assertThat(figures.slices()).as("published slices").isEqualTo(figures.raw().slices());
         assertThat(figures.steadyWriteLines()).as("writes while nothing changes").isEmpty();
+        // Every plugin renews its Lease: each renewal names its node, and the controller finds
+        // nothing to write.
+        assertThat(figures.renewals().renewed()).as("Lease renewals").isGreaterThan(NODES);
+        assertThat(figures.renewals().failed()).as("failed Lease renewals").isZero();
+        assertThat(figures.renewWriteLines()).as("writes while the Leases are renewed").isEmpty();
+        assertThat(figures.renewReconciles().getOrDefault("unchanged", 0L))
+            .as("reconciles that found their node's inputs unchanged")
+            .isPositive();
         assertThat(figures.rssConvergedKib()).as("controller RSS").isPositive();
         assertThat(figures.table()).contains("| ResourceSlices published | " + figures.slices());
       } finally {
