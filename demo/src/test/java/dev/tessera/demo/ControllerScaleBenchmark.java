@@ -122,7 +122,8 @@ public final class ControllerScaleBenchmark {
       List<String> renewWriteLines,
       double renewCpuSeconds,
       Cpu renewCpu,
-      Map<String, Long> renewReconciles) {
+      Map<String, Long> renewReconciles,
+      long renewalsSettled) {
 
     String table() {
       return String.format(
@@ -151,7 +152,8 @@ public final class ControllerScaleBenchmark {
               + " %.1f / %.1f / %.1f s |%n"
               + "| then every plugin Lease renewed once every %.1f s for %.0f s: renewals done /"
               + " asked / failed | %d / %d / %d (%.0f/s) |%n"
-              + "| slice writes while the Leases were renewed / reconciles by outcome | %d / %s |%n"
+              + "| slice writes while the Leases were renewed / reconciles by outcome / renewals"
+              + " passed over (node settled, plugin alive) | %d / %s / %d |%n"
               + "| CPU while the Leases were renewed: controller (per renewal) / kube-apiserver /"
               + " etcd / this JVM | %.1f s (%.0f µs) / %.1f / %.1f / %.1f s |%n",
           nodes,
@@ -194,6 +196,7 @@ public final class ControllerScaleBenchmark {
           renewals.perSecond(),
           renewWriteLines.size(),
           renewReconciles,
+          renewalsSettled,
           renewCpuSeconds,
           renewals.renewed() == 0 ? 0.0 : renewCpuSeconds / renewals.renewed() * 1e6,
           renewCpu.apiServer(),
@@ -356,6 +359,7 @@ public final class ControllerScaleBenchmark {
       // its node to the controller, which must find nothing to write, at a CPU cost per renewal.
       long renewWritesBefore = publishLines(controller.log());
       Map<String, Long> reconcilesBefore = reconciles(controller);
+      long settledBefore = settledRenewals(controller);
       Cpu beforeRenewals = Cpu.now();
       double cpuBeforeRenewals = controller.cpuSeconds();
       LeaseRenewals.Done renewals =
@@ -407,7 +411,8 @@ public final class ControllerScaleBenchmark {
           renewWriteLines,
           renewCpu,
           renewApiCpu,
-          renewReconciles);
+          renewReconciles,
+          settledRenewals(controller) - settledBefore);
     }
   }
 
@@ -415,6 +420,15 @@ public final class ControllerScaleBenchmark {
       Pattern.compile(
           "(?m)^tessera_controller_reconcile_seconds_count\\{[^}]*outcome=\"([^\"]+)\"[^}]*\\}"
               + " (\\S+)$");
+
+  private static final Pattern SETTLED_RENEWALS =
+      Pattern.compile("(?m)^tessera_controller_lease_renewals_settled_total\\S* (\\S+)$");
+
+  /** Lease renewals the controller passed over so far: their node settled, its plugin alive. */
+  private static long settledRenewals(ControllerProcess controller) throws Exception {
+    Matcher m = SETTLED_RENEWALS.matcher(controller.metrics());
+    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+  }
 
   /** The controller's reconciles so far, by outcome (its metrics). */
   private static Map<String, Long> reconciles(ControllerProcess controller) throws Exception {

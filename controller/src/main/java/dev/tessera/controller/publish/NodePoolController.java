@@ -146,7 +146,7 @@ public class NodePoolController {
   /** Starts watching and publishing; called once this replica leads. */
   public void start() {
     // Events that come while the informers sync wait in the queue: the worker starts after.
-    informers.start(queue::add);
+    informers.start(queue::add, settled::settledAlive);
     workers.forEach(Thread::start);
     offeringWrites.start();
     long period = config.resync().toMillis();

@@ -42,7 +42,8 @@ public final class NodeQueue {
       dirty.add(node);
     } else if (!waiting.containsKey(node) && queued.add(node)) {
       ready.addLast(node);
-      notifyAll();
+      // One node, one worker: waking every worker for it had them all contend for this monitor.
+      notify();
     }
   }
 
@@ -55,6 +56,9 @@ public final class NodeQueue {
     }
     queued.remove(node);
     inFlight.add(node);
+    if (!ready.isEmpty()) {
+      notify(); // more are ready (promoted from their backoff here): wake the next worker for them
+    }
     return Optional.of(node);
   }
 

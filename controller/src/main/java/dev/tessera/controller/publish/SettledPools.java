@@ -61,6 +61,15 @@ final class SettledPools {
             SliceContentHash.byName(inputs.slices())));
   }
 
+  /**
+   * Whether the node's last reconcile found nothing to write and saw its plugin alive: a renewal of
+   * the plugin's Lease that keeps it alive then changes nothing a plan reads.
+   */
+  boolean settledAlive(String node) {
+    Settled s = byNode.get(node);
+    return s != null && s.pluginAlive();
+  }
+
   /** Nodes kept (for a test). */
   int size() {
     return byNode.size();

@@ -61,6 +61,20 @@ class SettledPoolsIT {
   }
 
   @Test
+  void aNodeIsSettledAliveOnlyWhileSettledWithItsPluginAlive() throws Exception {
+    var inputs = published(report());
+    assertThat(settled.settledAlive("n")).as("never reconciled").isFalse();
+    settled.settle(inputs);
+    assertThat(settled.settledAlive("n")).isTrue();
+    settled.settle(
+        new NodeInputs("n", inputs.report(), true, "uid", "mig-dynamic", false, inputs.slices()));
+    assertThat(settled.settledAlive("n")).as("settled with its plugin dead").isFalse();
+    settled.settle(inputs);
+    settled.forget("n");
+    assertThat(settled.settledAlive("n")).as("its last reconcile wrote").isFalse();
+  }
+
+  @Test
   void anyInputThePlanReadsUnsettlesTheNode() throws Exception {
     var report = report();
     var inputs = published(report);

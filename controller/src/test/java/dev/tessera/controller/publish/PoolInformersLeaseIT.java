@@ -1,0 +1,139 @@
+package dev.tessera.controller.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Which plugin Lease events name their node, against fabric8's CRUD mock API server: every one,
+ * except a renewal of a node whose pool is settled with its plugin alive, which the renewal keeps
+ * alive.
+ */
+@EnableKubernetesMockClient(crud = true)
+class PoolInformersLeaseIT {
+  private static final String NAMESPACE = "kube-node-lease";
+
+  KubernetesClient client;
+
+  private final TestClock clock = new TestClock(Instant.parse("2026-12-04T06:00:00Z"));
+  private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+  private final Set<String> settledAlive = ConcurrentHashMap.newKeySet();
+  private final LinkedBlockingQueue<String> named = new LinkedBlockingQueue<>();
+  private SliceMetadataClient sliceMetadata;
+  private PoolInformers informers;
+
+  @BeforeEach
+  void start() {
+    sliceMetadata = new SliceMetadataClient(client);
+    informers =
+        new PoolInformers(
+            client,
+            new PublishSettings(
+                "gpu.tessera.dev",
+                "exclusive",
+                NAMESPACE,
+                Duration.ofSeconds(5),
+                Duration.ofMinutes(10),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(10),
+                1),
+            new ReportedNodes(JsonMapper.builder().build()),
+            clock,
+            metrics,
+            sliceMetadata);
+    informers.start(named::add, settledAlive::contains);
+  }
+
+  @AfterEach
+  void stop() {
+    informers.close();
+    sliceMetadata.close();
+  }
+
+  @Test
+  void aRenewalOfASettledLiveNodeNamesNothingAndEveryOtherEventNamesIt() throws Exception {
+    var lease = write(lease(clock.instant()));
+    assertThat(named.poll(10, TimeUnit.SECONDS)).as("a new Lease").isEqualTo("node-a");
+
+    settledAlive.add("node-a");
+    clock.advance(Duration.ofSeconds(10));
+    lease = write(renewed(lease, clock.instant()));
+    awaitSettledRenewals(1);
+    assertThat(named).as("a renewal of a settled, live node").isEmpty();
+
+    settledAlive.remove("node-a");
+    clock.advance(Duration.ofSeconds(10));
+    lease = write(renewed(lease, clock.instant()));
+    assertThat(named.poll(10, TimeUnit.SECONDS))
+        .as("a renewal of a node not settled alive (withdrawn, or its last reconcile wrote)")
+        .isEqualTo("node-a");
+
+    settledAlive.add("node-a");
+    clock.advance(Duration.ofMinutes(5));
+    lease = write(renewed(lease, clock.instant().minus(Duration.ofMinutes(2))));
+    assertThat(named.poll(10, TimeUnit.SECONDS))
+        .as("an update that leaves the plugin dead, though the node was settled alive")
+        .isEqualTo("node-a");
+
+    client.leases().inNamespace(NAMESPACE).resource(lease).delete();
+    assertThat(named.poll(10, TimeUnit.SECONDS)).as("a deleted Lease").isEqualTo("node-a");
+    assertThat(settledRenewals()).isEqualTo(1);
+  }
+
+  private Lease write(Lease lease) {
+    var leases = client.leases().inNamespace(NAMESPACE);
+    return lease.getMetadata().getResourceVersion() == null
+        ? leases.resource(lease).create()
+        : leases.resource(lease).update();
+  }
+
+  private static Lease lease(Instant renewed) {
+    return new LeaseBuilder()
+        .withNewMetadata()
+        .withName("tessera-node-a")
+        .withNamespace(NAMESPACE)
+        .endMetadata()
+        .withNewSpec()
+        .withHolderIdentity("plugin-a")
+        .withLeaseDurationSeconds(40)
+        .withRenewTime(ZonedDateTime.ofInstant(renewed, ZoneOffset.UTC))
+        .endSpec()
+        .build();
+  }
+
+  private static Lease renewed(Lease lease, Instant at) {
+    return new LeaseBuilder(lease)
+        .editSpec()
+        .withRenewTime(ZonedDateTime.ofInstant(at, ZoneOffset.UTC))
+        .endSpec()
+        .build();
+  }
+
+  private double settledRenewals() {
+    return metrics.counter("tessera.controller.lease.renewals.settled").count();
+  }
+
+  private void awaitSettledRenewals(int count) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (settledRenewals() < count && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(settledRenewals()).as("renewals passed over").isEqualTo(count);
+  }
+}
