@@ -70,7 +70,10 @@ public class ControllerFactory {
     // long. Every caller here retries on its own schedule (the elector every retry period, the
     // node queue with its backoff, the informers' watches), so a request fails within a second.
     client.setRequestRetryBackoffLimit(REQUEST_RETRIES);
-    return new KubernetesClientBuilder().withConfig(client).build();
+    return new KubernetesClientBuilder()
+        .withConfig(client)
+        .withKubernetesSerialization(ControllerSerialization.create())
+        .build();
   }
 
   @Singleton

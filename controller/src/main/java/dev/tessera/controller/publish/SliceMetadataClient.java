@@ -49,6 +49,7 @@ final class SliceMetadataClient implements AutoCloseable {
     this.client =
         new KubernetesClientBuilder()
             .withConfig(client.getConfiguration())
+            .withKubernetesSerialization(client.getKubernetesSerialization())
             .withHttpClientBuilderConsumer(
                 b -> b.addOrReplaceInterceptor("tessera-metadata-only", ACCEPT_METADATA))
             .build();
