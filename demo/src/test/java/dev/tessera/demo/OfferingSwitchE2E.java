@@ -173,17 +173,35 @@ class OfferingSwitchE2E {
     switchTo(Offering.EXCLUSIVE);
     tessera.applyScenario("01-gpu-per-pod");
     try {
-      // Only GPU 0 is offered whole; the first pod gets it, the second waits: it goes, so that
-      // nothing but the MIG claim below asks for GPU 1 once it is offered.
-      String saw = tessera.saw("gpu-pod-1", null);
+      // Only GPU 0 is offered whole; one pod gets it (the scheduler may take either first), the
+      // other waits: it goes, so that nothing but the MIG claim below asks for GPU 1 once it is
+      // offered.
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .until(
+              () ->
+                  tessera.claims().stream()
+                      .anyMatch(
+                          c ->
+                              c.getStatus() != null
+                                  && c.getStatus().getAllocation() != null
+                                  && c.getMetadata().getName().startsWith("gpu-pod-")));
+      String holder =
+          tessera.claims().stream()
+                  .filter(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
+                  .anyMatch(c -> c.getMetadata().getName().startsWith("gpu-pod-1-"))
+              ? "gpu-pod-1"
+              : "gpu-pod-2";
+      String waiting = holder.equals("gpu-pod-1") ? "gpu-pod-2" : "gpu-pod-1";
+      String saw = tessera.saw(holder, null);
       assertThat(TesseraOnNode.gpus(saw)).containsExactly("0");
-      tessera.client().pods().inNamespace("default").withName("gpu-pod-2").delete();
+      tessera.client().pods().inNamespace("default").withName(waiting).delete();
       await()
           .atMost(Duration.ofSeconds(60))
           .until(
               () ->
                   tessera.claims().stream()
-                      .noneMatch(c -> c.getMetadata().getName().startsWith("gpu-pod-2")));
+                      .noneMatch(c -> c.getMetadata().getName().startsWith(waiting + "-")));
       switchTo(Offering.MIG_DYNAMIC);
       tessera.applyScenario("11-mig-dynamic-by-profile");
       try {
