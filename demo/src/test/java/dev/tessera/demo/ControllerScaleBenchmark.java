@@ -348,18 +348,15 @@ public final class ControllerScaleBenchmark {
       long writesBefore = publishLines(controller.log());
       double cpuBefore = controller.cpuSeconds();
       Thread.sleep(setting.steady());
-      long steadyWrites = publishLines(controller.log()) - writesBefore;
-      List<String> steadyWriteLines =
-          Files.readAllLines(controller.log()).stream()
-              .filter(l -> l.contains("published the node's slices"))
-              .skip(writesBefore)
-              .toList();
+      List<String> steadyWriteLines = publishLinesAfter(controller.log(), writesBefore);
+      long steadyWrites = steadyWriteLines.size();
       double steadyCpu = controller.cpuSeconds() - cpuBefore;
       // The same wait while every plugin renews its Lease, as on a live fleet: each renewal names
       // its node to the controller, which must find nothing to write, at a CPU cost per renewal.
       long renewWritesBefore = publishLines(controller.log());
-      Map<String, Long> reconcilesBefore = reconciles(controller);
-      long settledBefore = settledRenewals(controller);
+      String metricsBefore = controller.metrics();
+      Map<String, Long> reconcilesBefore = reconciles(metricsBefore);
+      long settledBefore = settledRenewals(metricsBefore);
       Cpu beforeRenewals = Cpu.now();
       double cpuBeforeRenewals = controller.cpuSeconds();
       LeaseRenewals.Done renewals =
@@ -372,13 +369,10 @@ public final class ControllerScaleBenchmark {
                   setting.steady());
       double renewCpu = controller.cpuSeconds() - cpuBeforeRenewals;
       Cpu renewApiCpu = Cpu.now().minus(beforeRenewals);
-      List<String> renewWriteLines =
-          Files.readAllLines(controller.log()).stream()
-              .filter(l -> l.contains("published the node's slices"))
-              .skip(renewWritesBefore)
-              .toList();
+      List<String> renewWriteLines = publishLinesAfter(controller.log(), renewWritesBefore);
+      String metricsAfter = controller.metrics();
       var renewReconciles = new java.util.TreeMap<String, Long>();
-      reconciles(controller)
+      reconciles(metricsAfter)
           .forEach(
               (outcome, count) ->
                   renewReconciles.put(outcome, count - reconcilesBefore.getOrDefault(outcome, 0L)));
@@ -412,7 +406,7 @@ public final class ControllerScaleBenchmark {
           renewCpu,
           renewApiCpu,
           renewReconciles,
-          settledRenewals(controller) - settledBefore);
+          settledRenewals(metricsAfter) - settledBefore);
     }
   }
 
@@ -424,16 +418,19 @@ public final class ControllerScaleBenchmark {
   private static final Pattern SETTLED_RENEWALS =
       Pattern.compile("(?m)^tessera_controller_lease_renewals_settled_total\\S* (\\S+)$");
 
-  /** Lease renewals the controller passed over so far: their node settled, its plugin alive. */
-  private static long settledRenewals(ControllerProcess controller) throws Exception {
-    Matcher m = SETTLED_RENEWALS.matcher(controller.metrics());
+  /**
+   * Lease renewals the controller passed over so far (from its metrics' text): their node settled,
+   * its plugin alive.
+   */
+  private static long settledRenewals(String metrics) {
+    Matcher m = SETTLED_RENEWALS.matcher(metrics);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
   }
 
-  /** The controller's reconciles so far, by outcome (its metrics). */
-  private static Map<String, Long> reconciles(ControllerProcess controller) throws Exception {
+  /** The controller's reconciles so far, by outcome (from its metrics' text). */
+  private static Map<String, Long> reconciles(String metrics) {
     var byOutcome = new java.util.TreeMap<String, Long>();
-    Matcher m = RECONCILES.matcher(controller.metrics());
+    Matcher m = RECONCILES.matcher(metrics);
     while (m.find()) {
       byOutcome.put(m.group(1), (long) Double.parseDouble(m.group(2)));
     }
@@ -720,9 +717,15 @@ public final class ControllerScaleBenchmark {
   }
 
   private static long publishLines(Path log) throws java.io.IOException {
+    return publishLinesAfter(log, 0).size();
+  }
+
+  /** The controller's "published" log lines after the first {@code skip} of them. */
+  private static List<String> publishLinesAfter(Path log, long skip) throws java.io.IOException {
     return Files.readAllLines(log).stream()
         .filter(l -> l.contains("published the node's slices"))
-        .count();
+        .skip(skip)
+        .toList();
   }
 
   private static String tail(Path log) throws java.io.IOException {

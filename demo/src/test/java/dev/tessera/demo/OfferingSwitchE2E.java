@@ -176,22 +176,20 @@ class OfferingSwitchE2E {
       // Only GPU 0 is offered whole; one pod gets it (the scheduler may take either first), the
       // other waits: it goes, so that nothing but the MIG claim below asks for GPU 1 once it is
       // offered.
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .until(
-              () ->
-                  tessera.claims().stream()
-                      .anyMatch(
-                          c ->
-                              c.getStatus() != null
-                                  && c.getStatus().getAllocation() != null
-                                  && c.getMetadata().getName().startsWith("gpu-pod-")));
       String holder =
-          tessera.claims().stream()
-                  .filter(c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
-                  .anyMatch(c -> c.getMetadata().getName().startsWith("gpu-pod-1-"))
-              ? "gpu-pod-1"
-              : "gpu-pod-2";
+          await()
+              .atMost(Duration.ofSeconds(120))
+              .until(
+                  () ->
+                      tessera.claims().stream()
+                          .filter(
+                              c -> c.getStatus() != null && c.getStatus().getAllocation() != null)
+                          .map(c -> c.getMetadata().getName())
+                          .filter(name -> name.startsWith("gpu-pod-"))
+                          .map(name -> name.startsWith("gpu-pod-1-") ? "gpu-pod-1" : "gpu-pod-2")
+                          .findFirst()
+                          .orElse(null),
+                  java.util.Objects::nonNull);
       String waiting = holder.equals("gpu-pod-1") ? "gpu-pod-2" : "gpu-pod-1";
       String saw = tessera.saw(holder, null);
       assertThat(TesseraOnNode.gpus(saw)).containsExactly("0");

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -145,37 +146,18 @@ final class PoolInformers implements AutoCloseable {
                 "metadata.uid"),
             o -> o.getMetadata().getName(),
             touched);
-    leases = client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0);
-    leases.addEventHandler(
-        new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Lease lease) {
-            name(lease);
-          }
-
-          @Override
-          public void onUpdate(Lease before, Lease after) {
-            String node = NodeLeaseNames.nodeOf(after.getMetadata().getName());
-            if (node != null && settledAlive.test(node) && alive(after)) {
-              settledRenewals.increment();
-              return;
-            }
-            name(after);
-          }
-
-          @Override
-          public void onDelete(Lease lease, boolean unknownFinalState) {
-            name(lease);
-          }
-
-          private void name(Lease lease) {
-            String node = NodeLeaseNames.nodeOf(lease.getMetadata().getName());
-            if (node != null) {
-              touched.accept(node);
-            }
-          }
-        });
-    informers.add(leases);
+    leases =
+        inform(
+            client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0),
+            o -> NodeLeaseNames.nodeOf(o.getMetadata().getName()),
+            touched,
+            (node, lease) -> {
+              if (settledAlive.test(node) && alive(lease)) {
+                settledRenewals.increment();
+                return true;
+              }
+              return false;
+            });
     // Only Tessera's slices, their metadata only (a node's full slices are ~1 MiB of model objects
     // in mig-dynamic, too much to hold for a fleet or to parse again for every slice written), and
     // of that only what reconciling reads. A whole slice (fabric8's mock API server sends them)
@@ -285,6 +267,18 @@ final class PoolInformers implements AutoCloseable {
 
   private <T extends HasMetadata> SharedIndexInformer<T> inform(
       SharedIndexInformer<T> informer, Function<T, String> nodeOf, Consumer<String> touched) {
+    return inform(informer, nodeOf, touched, (node, after) -> false);
+  }
+
+  /**
+   * {@link #inform}, but an update for which {@code passOver} holds (given the node and the object
+   * after it) names no node.
+   */
+  private <T extends HasMetadata> SharedIndexInformer<T> inform(
+      SharedIndexInformer<T> informer,
+      Function<T, String> nodeOf,
+      Consumer<String> touched,
+      BiPredicate<String, T> passOver) {
     informer.addEventHandler(
         new ResourceEventHandler<>() {
           @Override
@@ -294,7 +288,10 @@ final class PoolInformers implements AutoCloseable {
 
           @Override
           public void onUpdate(T before, T after) {
-            name(nodeOf.apply(after));
+            String node = nodeOf.apply(after);
+            if (node != null && !passOver.test(node, after)) {
+              touched.accept(node);
+            }
           }
 
           @Override
