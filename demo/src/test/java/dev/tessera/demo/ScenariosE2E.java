@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.demo.report.Scenario;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -100,6 +101,14 @@ class ScenariosE2E {
     assertThat(
             Duration.between(lease.getSpec().getRenewTime(), java.time.ZonedDateTime.now()).abs())
         .isLessThan(Duration.ofSeconds(30));
+    // The API server names the field manager after the client's user agent: the plugin's own.
+    assertThat(lease.getMetadata().getManagedFields())
+        .extracting(ManagedFieldsEntry::getManager)
+        .containsOnly("tessera-kubelet-plugin");
+    assertThat(gpuNodes.withName(tessera.nodeName()).get().getMetadata().getManagedFields())
+        .extracting(ManagedFieldsEntry::getManager)
+        .contains("tessera-kubelet-plugin")
+        .doesNotContain("fabric8-kubernetes-client");
   }
 
   @Test

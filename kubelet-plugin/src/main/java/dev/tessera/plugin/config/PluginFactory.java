@@ -135,6 +135,11 @@ public class PluginFactory {
     // and unprepare of the node for minutes. The background writers (Lease, status, GpuNode)
     // retry on their own schedules.
     clientConfig.setRequestRetryBackoffLimit(PREPARE_PATH_RETRIES);
+    // The API server names a write's field manager after the user agent, and its audit log the
+    // client: the plugin's Lease, GpuNode and claim status are then managed by
+    // "tessera-kubelet-plugin", not by "fabric8-kubernetes-client" (as the controller's by its
+    // name).
+    clientConfig.setUserAgent(EVENT_COMPONENT);
     return new KubernetesClientBuilder()
         .withConfig(clientConfig)
         .withHttpClientFactory(new StoppingHttpClients())
