@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.WatchEvent;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import tools.jackson.core.JsonParser;
@@ -32,10 +33,20 @@ import tools.jackson.databind.util.TokenBuffer;
 final class DirectWatchEvents extends DelegatingDeserializer {
   private final Map<String, Class<? extends HasMetadata>> kinds;
 
+  /**
+   * Each kind's deserializer, found once: {@code ctxt.readValue(p, type)} looks it up again on
+   * every call, introspecting the class's annotations for a type deserializer each time (a third of
+   * a Lease event's reading in the profile, docs/benchmarks.md).
+   */
+  private final Map<Class<?>, ValueDeserializer<Object>> deserializers;
+
   private DirectWatchEvents(
-      ValueDeserializer<?> fabric8s, Map<String, Class<? extends HasMetadata>> kinds) {
+      ValueDeserializer<?> fabric8s,
+      Map<String, Class<? extends HasMetadata>> kinds,
+      Map<Class<?>, ValueDeserializer<Object>> deserializers) {
     super(fabric8s);
     this.kinds = kinds;
+    this.deserializers = deserializers;
   }
 
   /** A module that reads watch events of {@code kinds} straight, any other as fabric8 does. */
@@ -64,12 +75,13 @@ final class DirectWatchEvents extends DelegatingDeserializer {
             .collect(
                 Collectors.toUnmodifiableMap(
                     k -> key(HasMetadata.getApiVersion(k), HasMetadata.getKind(k)),
-                    Function.identity())));
+                    Function.identity())),
+        new ConcurrentHashMap<>());
   }
 
   @Override
   protected ValueDeserializer<?> newDelegatingInstance(ValueDeserializer<?> newDelegatee) {
-    return new DirectWatchEvents(newDelegatee, kinds);
+    return new DirectWatchEvents(newDelegatee, kinds, deserializers);
   }
 
   @Override
@@ -101,7 +113,10 @@ final class DirectWatchEvents extends DelegatingDeserializer {
     head.writeStringProperty("apiVersion", apiVersion);
     JsonParser object = JsonParserSequence.createFlattened(false, head.asParser(ctxt, p), p);
     object.nextToken();
-    var event = new WatchEvent(ctxt.readValue(object, direct), type);
+    ValueDeserializer<Object> deserializer =
+        deserializers.computeIfAbsent(
+            direct, k -> ctxt.findRootValueDeserializer(ctxt.constructType(k)));
+    var event = new WatchEvent(deserializer.deserialize(object, ctxt), type);
     // Anything after the object (the API server sends nothing) is kept, as fabric8 keeps it.
     while (p.nextToken() == JsonToken.PROPERTY_NAME) {
       String name = p.currentName();
