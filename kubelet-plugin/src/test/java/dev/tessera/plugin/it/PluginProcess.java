@@ -137,6 +137,9 @@ public final class PluginProcess implements AutoCloseable {
     var builder = new ProcessBuilder(command).redirectErrorStream(true);
     Files.createDirectories(dir);
     builder.redirectOutput(dir.resolve("plugin.log").toFile());
+    // The plugin's settings are env's only: a shell that sourced the local cluster's env (its
+    // TESSERA_NODE_NAME, its kubelet dirs) would otherwise point the plugin at that node.
+    builder.environment().keySet().removeIf(name -> name.startsWith("TESSERA_"));
     builder.environment().putAll(env);
     // As the image runs it: glibc's per-thread malloc arenas otherwise hold tens of MiB.
     builder.environment().put("MALLOC_ARENA_MAX", "2");
