@@ -99,7 +99,10 @@ public class PluginFactory {
   /** Events waiting for their writer; a node prepares a few claims a second at most. */
   private static final int EVENT_QUEUE = 1000;
 
-  /** Who writes the plugin's Events (their {@code source} and {@code reportingComponent}). */
+  /**
+   * Who the plugin is to the API server: its Events' {@code source} and {@code reportingComponent},
+   * and its client's user agent, after which every write's field manager is named.
+   */
   static final String EVENT_COMPONENT = "tessera-kubelet-plugin";
 
   @Singleton
@@ -135,10 +138,10 @@ public class PluginFactory {
     // and unprepare of the node for minutes. The background writers (Lease, status, GpuNode)
     // retry on their own schedules.
     clientConfig.setRequestRetryBackoffLimit(PREPARE_PATH_RETRIES);
-    // The API server names a write's field manager after the user agent, and its audit log the
-    // client: the plugin's Lease, GpuNode and claim status are then managed by
-    // "tessera-kubelet-plugin", not by "fabric8-kubernetes-client" (as the controller's by its
-    // name).
+    // The API server names a write's field manager, and its audit log the client, after the user
+    // agent: the plugin's Lease, GpuNode and claim status are then managed by
+    // "tessera-kubelet-plugin", not by "fabric8-kubernetes-client", as the controller's writes are
+    // by "tessera-controller".
     clientConfig.setUserAgent(EVENT_COMPONENT);
     return new KubernetesClientBuilder()
         .withConfig(clientConfig)
