@@ -57,6 +57,10 @@ class ControllerScaleSmokeE2E {
         // whose plugins stay alive are passed over without a reconcile.
         assertThat(figures.renewals().renewed()).as("Lease renewals").isGreaterThan(NODES);
         assertThat(figures.renewals().failed()).as("failed Lease renewals").isZero();
+        assertThat(figures.renewals().renewedAtHalf())
+            .as("renewals done when the window's second half began")
+            .isPositive()
+            .isLessThan(figures.renewals().renewed());
         assertThat(figures.renewWriteLines()).as("writes while the Leases are renewed").isEmpty();
         assertThat(figures.renewalsSettled()).as("renewals passed over").isPositive();
         assertThat(figures.rssConvergedKib()).as("controller RSS").isPositive();

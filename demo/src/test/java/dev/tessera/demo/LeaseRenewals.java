@@ -26,8 +26,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class LeaseRenewals {
 
-  /** What a window of renewals did. */
-  record Done(long asked, long renewed, long failed, double seconds) {
+  /**
+   * What a window of renewals did; {@code renewedAtHalf}: how many were done when the window's
+   * second half began (what a steady-state figure counts from, once the renewal path is compiled).
+   */
+  record Done(long asked, long renewed, long failed, double seconds, long renewedAtHalf) {
     double perSecond() {
       return renewed / seconds;
     }
@@ -45,8 +48,11 @@ final class LeaseRenewals {
     this.inFlight = inFlight;
   }
 
-  /** Renews the Leases named {@code names}, each once a {@code period}, for {@code window}. */
-  Done run(List<String> names, Duration period, Duration window) throws Exception {
+  /**
+   * Renews the Leases named {@code names}, each once a {@code period}, for {@code window}; runs
+   * {@code atHalf} once when the window's second half begins.
+   */
+  Done run(List<String> names, Duration period, Duration window, Runnable atHalf) throws Exception {
     var leases = client.leases().inNamespace(namespace);
     var last = new Lease[names.size()];
     for (int i = 0; i < names.size(); i++) {
@@ -60,6 +66,8 @@ final class LeaseRenewals {
     long asked = 0;
     long start = System.nanoTime();
     long end = start + window.toNanos();
+    long half = start + window.toNanos() / 2;
+    long renewedAtHalf = -1;
     double gap = (double) period.toNanos() / names.size();
     for (long k = 0; ; k++) {
       long due = start + (long) (k * gap);
@@ -69,6 +77,10 @@ final class LeaseRenewals {
       long wait = due - System.nanoTime();
       if (wait > 0) {
         Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+      }
+      if (renewedAtHalf < 0 && System.nanoTime() >= half) {
+        renewedAtHalf = renewed.get();
+        atHalf.run();
       }
       slots.acquire();
       if (System.nanoTime() >= end) {
@@ -93,7 +105,12 @@ final class LeaseRenewals {
     for (Future<?> f : started) {
       f.get();
     }
-    return new Done(asked, renewed.get(), failed.get(), (System.nanoTime() - start) / 1e9);
+    return new Done(
+        asked,
+        renewed.get(),
+        failed.get(),
+        (System.nanoTime() - start) / 1e9,
+        Math.max(renewedAtHalf, 0));
   }
 
   private static Lease renew(
