@@ -496,6 +496,50 @@ class HelmChartIT {
     assertThatThrownBy(() -> render("logging.format=yaml")).hasMessageContaining("logging");
   }
 
+  /**
+   * A flag given in {@code javaOptions} that the image's {@code jvm.options} sets too takes effect:
+   * the container's env from the chart, a JVM started as the image's entrypoint starts it (the
+   * options file on its command line), and the flag's final value read from that JVM.
+   */
+  @Test
+  void theJavaOptionsWinOverTheImagesOwnFlags() throws Exception {
+    javaOptionsWin(DaemonSet.class, "plugin", REPO.resolve("kubelet-plugin/jvm.options"));
+    javaOptionsWin(Deployment.class, "controller", REPO.resolve("controller/jvm.options"));
+  }
+
+  private static void javaOptionsWin(
+      Class<? extends HasMetadata> workload, String app, Path imageOptions) throws Exception {
+    assertThat(Files.readAllLines(imageOptions)).as("the image's flags").contains("-Xss512k");
+    var given = firstContainer(render(app + ".javaOptions=-Xss1m"), workload).getEnv();
+    assertThat(threadStackKib(imageOptions, given)).as(app + " with -Xss1m").isEqualTo("1024");
+    var defaults = firstContainer(render(), workload).getEnv();
+    assertThat(threadStackKib(imageOptions, defaults)).as(app + " by default").isEqualTo("512");
+  }
+
+  /** {@code ThreadStackSize} of a JVM started with the image's flags file and the env's values. */
+  private static String threadStackKib(Path imageOptions, List<EnvVar> env) throws Exception {
+    var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    var builder =
+        new ProcessBuilder(java, "@" + imageOptions, "-XX:+PrintFlagsFinal", "-version")
+            .redirectError(ProcessBuilder.Redirect.DISCARD);
+    builder
+        .environment()
+        .keySet()
+        .removeIf(name -> name.endsWith("JAVA_OPTIONS") || name.equals("JAVA_TOOL_OPTIONS"));
+    env.stream()
+        .filter(e -> e.getValue() != null)
+        .forEach(e -> builder.environment().put(e.getName(), e.getValue()));
+    Process jvm = builder.start();
+    String out = new String(jvm.getInputStream().readAllBytes());
+    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(jvm.exitValue()).as(out).isZero();
+    return out.lines()
+        .filter(l -> l.trim().startsWith("intx ThreadStackSize "))
+        .map(l -> l.trim().split("\\s+")[3])
+        .findFirst()
+        .orElseThrow();
+  }
+
   @Test
   void hostNetworkControllerReplicasAreReplacedOneAtATimeNotSurged() throws Exception {
     // A surge pod cannot bind the old one's ports on the same node: the upgrade never finished.
