@@ -201,7 +201,7 @@ public final class ControllerScaleBenchmark {
           renewReconciles,
           renewalsSettled,
           renewCpuSeconds,
-          renewals.renewed() == 0 ? 0.0 : renewCpuSeconds / renewals.renewed() * 1e6,
+          perRenewalMicros(renewCpuSeconds, renewals.renewed()),
           renewCpu.apiServer(),
           renewCpu.etcd(),
           renewCpu.self(),
