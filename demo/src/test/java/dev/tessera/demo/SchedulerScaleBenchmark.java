@@ -54,7 +54,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Per offering: a whole GPU (exclusive), a 1g.10gb placement (mig-dynamic), a 10Gi share of a
  * GPU (shared); each as published and, where the slices carry counters, the same devices published
- * without them. Arguments: {@code [nodes] [pods] [offerings] [variants]} (defaults 500, 2000,
+ * without them ({@code no-counters}) or with them in one pool per GPU ({@code pool-per-gpu}, {@link
+ * PoolPerGpu}). Arguments: {@code [nodes] [pods] [offerings] [variants]} (defaults 500, 2000,
  * {@code exclusive,mig-dynamic,shared}, {@code published,no-counters}). Prints Markdown.
  */
 public final class SchedulerScaleBenchmark {
@@ -142,7 +143,7 @@ public final class SchedulerScaleBenchmark {
       try {
         for (Offering offering : offerings) {
           for (String variant : variants) {
-            if (variant.equals("no-counters") && offering != Offering.MIG_DYNAMIC) {
+            if (!variant.equals("published") && offering != Offering.MIG_DYNAMIC) {
               continue; // only mig-dynamic's slices carry counters
             }
             Run run = bench.run(nodes, pods, offering, variant);
@@ -227,7 +228,7 @@ public final class SchedulerScaleBenchmark {
    * scheduler and times its binds; then removes the pods, claims and slices.
    */
   Run run(int nodes, int pods, Offering offering, String variant) throws Exception {
-    int slices = publish(nodes, offering, variant.equals("no-counters"));
+    int slices = publish(nodes, offering, variant);
     components.stop("kube-scheduler");
     List<Future<?>> created = new ArrayList<>();
     for (int i = 0; i < pods; i++) {
@@ -289,7 +290,7 @@ public final class SchedulerScaleBenchmark {
   }
 
   /** Writes every node's slices for the offering; returns how many. */
-  private int publish(int nodes, Offering offering, boolean withoutCounters) throws Exception {
+  private int publish(int nodes, Offering offering, String variant) throws Exception {
     List<Future<Integer>> created = new ArrayList<>();
     for (int i = 0; i < nodes; i++) {
       int n = i;
@@ -304,9 +305,13 @@ public final class SchedulerScaleBenchmark {
                             node.getMetadata().getUid(),
                             1,
                             new SliceRenderer().render(Fleets.withOwnUuids(template, n), offering));
-                if (withoutCounters) {
-                  slices = WithoutCounters.of(slices);
-                }
+                slices =
+                    switch (variant) {
+                      case "published" -> slices;
+                      case "no-counters" -> WithoutCounters.of(slices);
+                      case "pool-per-gpu" -> PoolPerGpu.of(slices);
+                      default -> throw new IllegalArgumentException("no variant " + variant);
+                    };
                 slices.forEach(s -> client.resource(s).create());
                 return slices.size();
               }));

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The smoke of hack/bench-scheduler-scale, so the benchmark cannot rot: its own code on the local
  * cluster's real scheduler at the size of a test (3 fake nodes, 12 pods per run, every offering and
- * the no-counters variant), without kwok. Each run binds every pod; nothing it made is left.
+ * mig-dynamic's no-counters and pool-per-gpu variants), without kwok. Each run binds every pod;
+ * nothing it made is left.
  */
 class SchedulerScaleSmokeE2E {
   private static final int NODES = 3;
@@ -44,6 +45,9 @@ class SchedulerScaleSmokeE2E {
         SchedulerScaleBenchmark.Run plain =
             bench.run(NODES, PODS, Offering.MIG_DYNAMIC, "no-counters");
         assertThat(plain.bound()).as("mig-dynamic without counters: pods bound").isEqualTo(PODS);
+        SchedulerScaleBenchmark.Run split =
+            bench.run(NODES, PODS, Offering.MIG_DYNAMIC, "pool-per-gpu");
+        assertThat(split.bound()).as("mig-dynamic in a pool per GPU: pods bound").isEqualTo(PODS);
       } finally {
         bench.tearDown();
       }

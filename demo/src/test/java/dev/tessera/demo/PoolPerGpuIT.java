@@ -1,0 +1,83 @@
+package dev.tessera.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tessera.api.DriverNames;
+import dev.tessera.controller.publish.PoolSlices;
+import dev.tessera.controller.render.Offering;
+import dev.tessera.controller.render.SliceRenderer;
+import dev.tessera.plugin.discovery.GpuDiscovery;
+import dev.tessera.plugin.it.SimulatedNode;
+import dev.tessera.plugin.nvml.JnaNvml;
+import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The scheduler benchmark's other comparison shape: mig-dynamic's pool split per GPU. */
+class PoolPerGpuIT {
+  @Test
+  void keepsEveryDeviceAndCounterInOneCompletePoolPerGpu(@TempDir Path work) throws Exception {
+    Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
+    List<ResourceSlice> published;
+    try (var nvml = JnaNvml.open(root)) {
+      published =
+          new PoolSlices(DriverNames.DEFAULT_DRIVER)
+              .slices(
+                  "node-a",
+                  "uid-a",
+                  1,
+                  new SliceRenderer()
+                      .render(GpuDiscovery.onNode(nvml, root).discover(), Offering.MIG_DYNAMIC));
+    }
+
+    List<ResourceSlice> split = PoolPerGpu.of(published);
+
+    assertThat(devices(split)).containsExactlyInAnyOrderElementsOf(devices(published));
+    assertThat(counterSets(split)).containsExactlyInAnyOrderElementsOf(counterSets(published));
+    assertThat(split.stream().map(s -> s.getMetadata().getName()).collect(Collectors.toSet()))
+        .hasSize(split.size());
+    Map<String, List<ResourceSlice>> pools =
+        split.stream().collect(Collectors.groupingBy(s -> s.getSpec().getPool().getName()));
+    assertThat(pools).hasSize(8);
+    pools.forEach(
+        (name, slices) -> {
+          assertThat(name).startsWith("node-a-gpu-");
+          assertThat(slices)
+              .allSatisfy(
+                  s ->
+                      assertThat(s.getSpec().getPool().getResourceSliceCount())
+                          .isEqualTo(slices.size()));
+          var sets = new HashSet<String>();
+          slices.stream()
+              .flatMap(s -> nonNull(s.getSpec().getSharedCounters()).stream())
+              .forEach(set -> sets.add(set.getName()));
+          assertThat(sets).as(name + "'s counter sets").hasSize(1);
+          assertThat(slices)
+              .flatMap(s -> nonNull(s.getSpec().getDevices()))
+              .isNotEmpty()
+              .allSatisfy(
+                  d ->
+                      assertThat(d.getConsumesCounters())
+                          .allSatisfy(c -> assertThat(sets).contains(c.getCounterSet())));
+        });
+  }
+
+  private static <T> List<T> nonNull(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+
+  private static List<Device> devices(List<ResourceSlice> slices) {
+    return slices.stream().flatMap(s -> nonNull(s.getSpec().getDevices()).stream()).toList();
+  }
+
+  private static List<CounterSet> counterSets(List<ResourceSlice> slices) {
+    return slices.stream().flatMap(s -> nonNull(s.getSpec().getSharedCounters()).stream()).toList();
+  }
+}
