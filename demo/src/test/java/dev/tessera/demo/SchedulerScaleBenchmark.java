@@ -299,12 +299,11 @@ public final class SchedulerScaleBenchmark {
               () -> {
                 Node node = client.nodes().withName(PREFIX + n).get();
                 List<ResourceSlice> slices =
-                    new PoolSlices(D)
-                        .slices(
-                            node.getMetadata().getName(),
-                            node.getMetadata().getUid(),
-                            1,
-                            new SliceRenderer().render(Fleets.withOwnUuids(template, n), offering));
+                    pool(
+                        node.getMetadata().getName(),
+                        node.getMetadata().getUid(),
+                        Fleets.withOwnUuids(template, n),
+                        offering);
                 slices =
                     switch (variant) {
                       case "published" -> slices;
@@ -514,6 +513,12 @@ public final class SchedulerScaleBenchmark {
   }
 
   /** The template node: 8 simulated H100s, discovered through the real NVML binding. */
+  /** The slices Tessera publishes for a node with this inventory under this offering. */
+  static List<ResourceSlice> pool(
+      String node, String uid, NodeInventory inventory, Offering offering) {
+    return new PoolSlices(D).slices(node, uid, 1, new SliceRenderer().render(inventory, offering));
+  }
+
   static NodeInventory inventory(Path work) throws Exception {
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
     try (var nvml = JnaNvml.open(root)) {

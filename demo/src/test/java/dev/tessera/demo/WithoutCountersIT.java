@@ -2,13 +2,7 @@ package dev.tessera.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tessera.api.DriverNames;
-import dev.tessera.controller.publish.PoolSlices;
 import dev.tessera.controller.render.Offering;
-import dev.tessera.controller.render.SliceRenderer;
-import dev.tessera.plugin.discovery.GpuDiscovery;
-import dev.tessera.plugin.it.SimulatedNode;
-import dev.tessera.plugin.nvml.JnaNvml;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import java.nio.file.Path;
@@ -20,18 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 class WithoutCountersIT {
   @Test
   void keepsEveryDeviceAndDropsEveryCounter(@TempDir Path work) throws Exception {
-    Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
-    List<ResourceSlice> published;
-    try (var nvml = JnaNvml.open(root)) {
-      published =
-          new PoolSlices(DriverNames.DEFAULT_DRIVER)
-              .slices(
-                  "node-a",
-                  "uid-a",
-                  1,
-                  new SliceRenderer()
-                      .render(GpuDiscovery.onNode(nvml, root).discover(), Offering.MIG_DYNAMIC));
-    }
+    List<ResourceSlice> published =
+        SchedulerScaleBenchmark.pool(
+            "node-a", "uid-a", SchedulerScaleBenchmark.inventory(work), Offering.MIG_DYNAMIC);
     assertThat(published)
         .anyMatch(
             s ->
