@@ -512,13 +512,13 @@ public final class SchedulerScaleBenchmark {
         .build();
   }
 
-  /** The template node: 8 simulated H100s, discovered through the real NVML binding. */
   /** The slices Tessera publishes for a node with this inventory under this offering. */
   static List<ResourceSlice> pool(
       String node, String uid, NodeInventory inventory, Offering offering) {
     return new PoolSlices(D).slices(node, uid, 1, new SliceRenderer().render(inventory, offering));
   }
 
+  /** The template node: 8 simulated H100s, discovered through the real NVML binding. */
   static NodeInventory inventory(Path work) throws Exception {
     Path root = SimulatedNode.layOut(work.resolve("driver-root"), "H100-SXM5-80GB", 8);
     try (var nvml = JnaNvml.open(root)) {
