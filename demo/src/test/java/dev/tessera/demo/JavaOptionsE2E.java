@@ -7,6 +7,7 @@ import dev.tessera.controller.render.Offering;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,11 +31,7 @@ class JavaOptionsE2E {
                 "plugin.javaOptions=-Xmx96m", "controller.javaOptions=-XX:MaxRAMPercentage=50"))) {
       var client = tessera.client();
       // SerialGC's pools (eden, one survivor, tenured) add up to the heap less a survivor space.
-      double pluginHeap =
-          await()
-              .atMost(Duration.ofMinutes(1))
-              .ignoreExceptions()
-              .until(() -> heapMaxMib(tessera.deployment().pluginMetrics()), h -> h > 0);
+      double pluginHeap = awaitHeapMaxMib(tessera.deployment()::pluginMetrics);
       assertThat(pluginHeap).as("the plugin's heap with -Xmx96m, MiB").isBetween(86.0, 96.0);
       Quantity limit =
           client
@@ -52,18 +49,24 @@ class JavaOptionsE2E {
               .getLimits()
               .get("memory");
       double half = Quantity.getAmountInBytes(limit).doubleValue() / 2 / MIB;
-      double controllerHeap =
-          await()
-              .atMost(Duration.ofMinutes(1))
-              .ignoreExceptions()
-              .until(() -> heapMaxMib(tessera.deployment().controllerMetrics()), h -> h > 0);
+      double controllerHeap = awaitHeapMaxMib(tessera.deployment()::controllerMetrics);
       assertThat(controllerHeap)
           .as("the controller's heap with -XX:MaxRAMPercentage=50 of a %s limit, MiB", limit)
           .isBetween(half * 0.9, half);
     }
   }
 
-  /** The sum of {@code jvm_memory_max_bytes} over the heap's pools, in MiB. */
+  /**
+   * The sum of {@code jvm_memory_max_bytes} over the heap's pools, in MiB, once the app's metrics
+   * report it.
+   */
+  private static double awaitHeapMaxMib(Callable<String> metrics) {
+    return await()
+        .atMost(Duration.ofMinutes(1))
+        .ignoreExceptions()
+        .until(() -> heapMaxMib(metrics.call()), h -> h > 0);
+  }
+
   private static double heapMaxMib(String metrics) {
     return metrics
             .lines()
