@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.ConnectException;
@@ -30,16 +31,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads claims and writes our part of their status through fabric8; status writes happen in the
- * background ({@link StatusReporter}) so the kubelet never waits for them.
+ * background ({@link StatusReporter}) so the kubelet never waits for them, and start from the claim
+ * as prepare has just read it ({@link ClaimSnapshots}) rather than reading it again.
  */
 public final class ApiServerClaims implements ClaimSource, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ApiServerClaims.class);
   private static final int ATTEMPTS = 3;
 
+  /**
+   * How long a claim read or written here is a status write's starting point: well beyond the
+   * status write's delay, well short of a pod's life (an unprepare reads the claim again).
+   */
+  private static final Duration SNAPSHOT_FRESH_FOR = Duration.ofSeconds(5);
+
   private final Supplier<KubernetesClient> client;
   private final String driverName;
   private final Clock clock;
   private final StatusReporter reporter;
+  private final ClaimSnapshots snapshots;
 
   /**
    * @param client gives the client (built at start-up, before the kubelet sockets are served)
@@ -51,12 +60,13 @@ public final class ApiServerClaims implements ClaimSource, AutoCloseable {
     this.driverName = driverName;
     this.clock = clock;
     this.reporter = new StatusReporter(this::writePrepared, this::writeCleared, statusDelay);
+    this.snapshots = new ClaimSnapshots(SNAPSHOT_FRESH_FOR, clock);
   }
 
   @Override
   public Optional<ResourceClaim> get(String namespace, String name) throws PrepareException {
     try {
-      return Optional.ofNullable(
+      ResourceClaim claim =
           client
               .get()
               .dynamicResourceAllocation()
@@ -64,7 +74,11 @@ public final class ApiServerClaims implements ClaimSource, AutoCloseable {
               .resourceClaims()
               .inNamespace(namespace)
               .withName(name)
-              .get());
+              .get();
+      if (claim != null) {
+        snapshots.remember(claim);
+      }
+      return Optional.ofNullable(claim);
     } catch (KubernetesClientException e) {
       throw new PrepareException(
           "cannot read claim "
@@ -156,16 +170,21 @@ public final class ApiServerClaims implements ClaimSource, AutoCloseable {
 
   /**
    * Replaces our driver's entries in {@code status.devices}, keeping other drivers' entries;
-   * retried on a write conflict. The status is informative, so failing to write it is logged, not
-   * fatal.
+   * retried on a write conflict. Starts from the claim's fresh snapshot when there is one, so a
+   * write after a prepare costs one request, and a claim unprepared within the status delay of its
+   * prepare, whose status never showed our devices, costs none. The status is informative, so
+   * failing to write it is logged, not fatal.
    */
   private void updateOurStatus(
       ClaimRef ref, Function<ResourceClaim, List<AllocatedDeviceStatus>> ours) {
     var claims =
         client.get().dynamicResourceAllocation().v1().resourceClaims().inNamespace(ref.namespace());
+    Optional<ResourceClaim> snapshot = snapshots.fresh(ref.uid());
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      boolean fromSnapshot = snapshot.isPresent();
       try {
-        ResourceClaim claim = claims.withName(ref.name()).get();
+        ResourceClaim claim = fromSnapshot ? snapshot.get() : claims.withName(ref.name()).get();
+        snapshot = Optional.empty();
         if (claim == null
             || !ref.uid().equals(claim.getMetadata().getUid())
             || claim.getStatus() == null) {
@@ -179,12 +198,16 @@ public final class ApiServerClaims implements ClaimSource, AutoCloseable {
         if (next.equals(current)) {
           return;
         }
-        claim.getStatus().setDevices(next);
-        claims.resource(claim).updateStatus();
+        snapshots.remember(claims.resource(withDevices(claim, next)).updateStatus());
         return;
       } catch (KubernetesClientException e) {
+        snapshots.forget(ref.uid());
         if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
           return;
+        }
+        if (e.getCode() == HttpURLConnection.HTTP_CONFLICT && fromSnapshot) {
+          attempt--; // the snapshot had gone stale: read the claim, as without one
+          continue;
         }
         if (e.getCode() != HttpURLConnection.HTTP_CONFLICT || attempt == ATTEMPTS) {
           LOG.atWarn()
@@ -197,5 +220,27 @@ public final class ApiServerClaims implements ClaimSource, AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * A copy of {@code claim} whose status lists {@code devices}; the claim itself is left as it is,
+   * as a snapshot is shared with whoever read it.
+   */
+  private static ResourceClaim withDevices(
+      ResourceClaim claim, List<AllocatedDeviceStatus> devices) {
+    ResourceClaimStatus read = claim.getStatus();
+    var status = new ResourceClaimStatus();
+    status.setAllocation(read.getAllocation());
+    status.setReservedFor(read.getReservedFor());
+    status.setDevices(devices);
+    read.getAdditionalProperties().forEach(status::setAdditionalProperty);
+    var copy = new ResourceClaim();
+    copy.setApiVersion(claim.getApiVersion());
+    copy.setKind(claim.getKind());
+    copy.setMetadata(claim.getMetadata());
+    copy.setSpec(claim.getSpec());
+    copy.setStatus(status);
+    claim.getAdditionalProperties().forEach(copy::setAdditionalProperty);
+    return copy;
   }
 }

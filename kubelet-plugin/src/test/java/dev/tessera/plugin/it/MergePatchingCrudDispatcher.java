@@ -3,6 +3,8 @@ package dev.tessera.plugin.it;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.crud.KubernetesCrudDispatcherException;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.util.List;
 import java.util.Map;
 import tools.jackson.core.JacksonException;
@@ -14,9 +16,47 @@ import tools.jackson.databind.node.ObjectNode;
  * fabric8's CRUD dispatcher with JSON merge patches applied as the API server applies them (RFC
  * 7386): an array in the patch replaces the stored one. fabric8's own merge reads the patch "for
  * updating", which appends arrays, so every merge patch of a GpuNode's status grew its inventory by
- * the node's GPUs (and a long benchmark ran the plugin out of heap reading it).
+ * the node's GPUs (and a long benchmark ran the plugin out of heap reading it). And an update that
+ * names a resourceVersion other than the stored one is refused with 409 Conflict, as the API server
+ * refuses it; fabric8's own accepts it, and overwrites what another writer changed.
  */
 final class MergePatchingCrudDispatcher extends KubernetesCrudDispatcher {
+
+  @Override
+  public MockResponse handleUpdate(RecordedRequest request) {
+    String path = request.getPath();
+    String object = path.endsWith("/status") ? path.substring(0, path.length() - 7) : path;
+    try {
+      // getBytes, not getUtf8Body: that one consumes the body fabric8's handling reads after us.
+      String sent =
+          Serialization.jsonMapper()
+              .readTree(request.getBody().getBytes())
+              .path("metadata")
+              .path("resourceVersion")
+              .asString("");
+      MockResponse stored = handleGet(object);
+      if (!sent.isEmpty() && stored.code() == 200) {
+        String current =
+            Serialization.jsonMapper()
+                .readTree(stored.getBody().readUtf8())
+                .path("metadata")
+                .path("resourceVersion")
+                .asString("");
+        if (!sent.equals(current)) {
+          return new MockResponse()
+              .setResponseCode(409)
+              .setBody(
+                  "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                      + "\"reason\":\"Conflict\",\"code\":409,\"message\":\"the object has"
+                      + " been modified; please apply your changes to the latest version and try"
+                      + " again\"}");
+        }
+      }
+    } catch (JacksonException e) {
+      // Not JSON: fabric8's own handling answers it.
+    }
+    return super.handleUpdate(request);
+  }
 
   @Override
   public JsonNode merge(JsonNode existing, String patch) throws KubernetesCrudDispatcherException {

@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -96,37 +93,5 @@ class LeaseRenewerIT {
 
   private Lease lease() {
     return api.client().leases().inNamespace(NAMESPACE).withName("tessera-node-a").get();
-  }
-
-  /** A clock the test moves. */
-  private static final class MutableClock extends Clock {
-    private Instant now;
-
-    MutableClock(Instant now) {
-      this.now = now;
-    }
-
-    void advance(Duration by) {
-      now = now.plus(by);
-    }
-
-    ZonedDateTime now() {
-      return ZonedDateTime.ofInstant(now, ZoneOffset.UTC);
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }
