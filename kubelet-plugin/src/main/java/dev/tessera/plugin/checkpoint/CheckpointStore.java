@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadFeature;
@@ -14,11 +15,19 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Loads and saves the checkpoint file ({@link CheckpointFile}); every save is atomic and durable.
+ * The file is read again on every load (another plugin process may have written it), but parsed
+ * only when its bytes differ from those this store last read or wrote: a prepare's load then costs
+ * a read of a few KiB, not a JSON parse and a check of every claim.
  */
 public final class CheckpointStore {
   private final Path file;
   private final JsonMapper json;
   private final AtomicFiles.Opener opener;
+
+  /** The bytes last read from or written to the file, and the claims they hold. */
+  private record Known(byte[] content, PreparedClaims claims) {}
+
+  private volatile Known known;
 
   public CheckpointStore(Path file, JsonMapper json) {
     this(file, json, null);
@@ -55,6 +64,10 @@ public final class CheckpointStore {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read checkpoint " + file, e);
     }
+    Known last = known;
+    if (last != null && Arrays.equals(last.content(), content)) {
+      return last.claims().inBoot(bootId);
+    }
     CheckpointFile stored;
     try {
       // A claim UID twice would otherwise be read as the last one alone: a claim forgotten.
@@ -82,6 +95,7 @@ public final class CheckpointStore {
     } catch (IllegalArgumentException e) {
       throw unreadable("is corrupt (" + e.getMessage() + ")", e);
     }
+    known = new Known(content, claims);
     return claims.inBoot(bootId);
   }
 
@@ -92,6 +106,8 @@ public final class CheckpointStore {
     } else {
       AtomicFiles.write(file, content, opener);
     }
+    // What a load parses these bytes into: the file's records map to and from the claims whole.
+    known = new Known(content, checkpoint);
   }
 
   private IllegalStateException unreadable(String problem, Exception cause) {

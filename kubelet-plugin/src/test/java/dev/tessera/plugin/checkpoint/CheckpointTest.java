@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.SharingStrategy;
+import dev.tessera.api.inventory.MigPlacement;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.CreatedMig;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.claim.PreparedDevice;
+import dev.tessera.plugin.claim.SharingSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -60,6 +63,7 @@ class CheckpointTest {
             .with("u", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "c", List.of(GPU0)));
     store.save(cp);
     assertThat(store.load("boot-1")).isEqualTo(cp);
+    assertThat(reread(store)).isEqualTo(cp);
     assertThat(Files.readString(store.file()))
         .contains("\"apiVersion\":\"checkpoint.gpu.tessera.dev/v1\"");
     try (var files = Files.list(store.file().getParent())) {
@@ -101,6 +105,64 @@ class CheckpointTest {
         PreparedClaims.empty("boot-1")
             .with("a", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "a", List.of(admin)));
     store.save(cp);
-    assertThat(store.load("boot-1")).isEqualTo(cp);
+    assertThat(reread(store)).isEqualTo(cp);
+  }
+
+  @Test
+  void whatALoadTakesWithoutParsingIsWhatAParseOfTheSameBytesGives() throws Exception {
+    var store = new CheckpointStore(dir.resolve("checkpoint.json"), JsonMapper.builder().build());
+    var mps =
+        new PreparedDevice(
+            List.of("share"),
+            "node-a",
+            "gpu-1",
+            List.of("k8s.gpu.tessera.dev/claim=m-gpu-1"),
+            "GPU-1",
+            SharingStrategy.MPS,
+            "share-1",
+            new SharingSettings(null, 25, 10L << 30),
+            false);
+    var mig =
+        new CreatedMig(
+            "GPU-2",
+            "gpu-2-mig-1g.10gb-0",
+            19,
+            "1g.10gb",
+            new MigPlacement(0, 1),
+            null,
+            null,
+            null,
+            true);
+    var cp =
+        PreparedClaims.empty("boot-1")
+            .with("u", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "c", List.of(GPU0)))
+            .with("m", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "m", List.of(mps)))
+            .with(
+                "g",
+                new ClaimEntry(ClaimState.PrepareStarted, "ns", "g", List.of())
+                    .withCreatedMig(List.of(mig, mig.made(3, 0, "MIG-3"))));
+    store.save(cp);
+    assertThat(store.load("boot-1")).isEqualTo(reread(store)).isEqualTo(cp);
+    assertThat(store.load("boot-2")).isEqualTo(cp.inBoot("boot-2"));
+  }
+
+  @Test
+  void aCheckpointAnotherProcessWroteSinceIsReadAsItIsNow() throws Exception {
+    var store = new CheckpointStore(dir.resolve("checkpoint.json"), JsonMapper.builder().build());
+    var other = new CheckpointStore(store.file(), JsonMapper.builder().build());
+    var mine =
+        PreparedClaims.empty("boot-1")
+            .with("u", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "c", List.of(GPU0)));
+    store.save(mine);
+    assertThat(store.load("boot-1")).isEqualTo(mine);
+    other.save(mine.without("u"));
+    assertThat(store.load("boot-1").claims()).isEmpty();
+    Files.writeString(store.file(), "{\"apiVersion\":");
+    assertThatThrownBy(() -> store.load("boot-1")).hasMessageContaining("is corrupt");
+  }
+
+  /** The checkpoint as a store that has never seen its bytes parses it. */
+  private static PreparedClaims reread(CheckpointStore store) {
+    return new CheckpointStore(store.file(), JsonMapper.builder().build()).load("boot-1");
   }
 }
