@@ -16,9 +16,10 @@ import tools.jackson.databind.node.ObjectNode;
  * fabric8's CRUD dispatcher with JSON merge patches applied as the API server applies them (RFC
  * 7386): an array in the patch replaces the stored one. fabric8's own merge reads the patch "for
  * updating", which appends arrays, so every merge patch of a GpuNode's status grew its inventory by
- * the node's GPUs (and a long benchmark ran the plugin out of heap reading it). And an update that
- * names a resourceVersion other than the stored one is refused with 409 Conflict, as the API server
- * refuses it; fabric8's own accepts it, and overwrites what another writer changed.
+ * the node's GPUs (and a long benchmark ran the plugin out of heap reading it). And an update of a
+ * status that names a resourceVersion other than the stored one is refused with 409 Conflict, as
+ * the API server refuses it: fabric8's own checks the version of an object's own updates only, and
+ * wrote a stale status over what another writer had changed.
  */
 final class MergePatchingCrudDispatcher extends KubernetesCrudDispatcher {
 
