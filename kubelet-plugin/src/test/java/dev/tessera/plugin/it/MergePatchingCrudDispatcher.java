@@ -29,20 +29,10 @@ final class MergePatchingCrudDispatcher extends KubernetesCrudDispatcher {
     String object = path.endsWith("/status") ? path.substring(0, path.length() - 7) : path;
     try {
       // getBytes, not getUtf8Body: that one consumes the body fabric8's handling reads after us.
-      String sent =
-          Serialization.jsonMapper()
-              .readTree(request.getBody().getBytes())
-              .path("metadata")
-              .path("resourceVersion")
-              .asString("");
+      String sent = resourceVersion(request.getBody().getBytes());
       MockResponse stored = handleGet(object);
       if (!sent.isEmpty() && stored.code() == 200) {
-        String current =
-            Serialization.jsonMapper()
-                .readTree(stored.getBody().readUtf8())
-                .path("metadata")
-                .path("resourceVersion")
-                .asString("");
+        String current = resourceVersion(stored.getBody().getBytes());
         if (!sent.equals(current)) {
           return new MockResponse()
               .setResponseCode(409)
@@ -57,6 +47,14 @@ final class MergePatchingCrudDispatcher extends KubernetesCrudDispatcher {
       // Not JSON: fabric8's own handling answers it.
     }
     return super.handleUpdate(request);
+  }
+
+  private static String resourceVersion(byte[] json) {
+    return Serialization.jsonMapper()
+        .readTree(json)
+        .path("metadata")
+        .path("resourceVersion")
+        .asString("");
   }
 
   @Override
