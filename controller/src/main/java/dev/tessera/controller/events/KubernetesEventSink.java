@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes the Event core's decisions as core v1 Events: a create, or a merge patch of a repeat's
- * {@code count} and {@code lastTimestamp} (client-go patches the same fields); a repeat whose Event
- * expired meanwhile is created again. A failure is logged with the object's identity and dropped.
- * (The node plugin has its own copy of this adapter: the modules share only the api.)
+ * {@code count} and {@code lastTimestamp} (client-go patches the same fields), one request each; a
+ * repeat whose Event expired meanwhile is created again. A failure is logged with the object's
+ * identity and dropped. (The node plugin has its own copy of this adapter: the modules share only
+ * the api.)
  */
 public final class KubernetesEventSink implements EventSink {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesEventSink.class);
@@ -42,8 +43,10 @@ public final class KubernetesEventSink implements EventSink {
           patch.put("count", event.count());
           patch.put("lastTimestamp", time(event.lastTimestamp()));
           patch.put("message", event.message());
+          // Through the Event's name and namespace alone: fabric8 reads the Event first when it
+          // has no object to patch, a GET before every PATCH.
           events
-              .withName(event.name())
+              .resource(named(event))
               .patch(
                   PatchContext.of(PatchType.JSON_MERGE),
                   client.getKubernetesSerialization().asJson(patch));
@@ -84,6 +87,15 @@ public final class KubernetesEventSink implements EventSink {
   /** A claim's UID under the key every claim log line uses. */
   private static String uidKey(EventData event) {
     return "ResourceClaim".equals(event.object().kind()) ? "claim.uid" : "object.uid";
+  }
+
+  private static Event named(EventData event) {
+    return new EventBuilder()
+        .withNewMetadata()
+        .withName(event.name())
+        .withNamespace(event.namespace())
+        .endMetadata()
+        .build();
   }
 
   static Event toEvent(EventData event) {

@@ -46,6 +46,28 @@ class GpuNodeStatusAndEventsIT {
     api.close();
   }
 
+  /** gpu-0 tainted for XID 79. */
+  private static NodeHealth fallenOffTheBus() {
+    var xid =
+        new DeviceProblem(
+            "gpu.tessera.dev/xid",
+            "79",
+            TaintEffect.NO_SCHEDULE,
+            "GPU has fallen off the bus",
+            Instant.parse("2026-12-01T10:00:00Z"),
+            null);
+    return new NodeHealth(List.of(new DeviceHealth("gpu-0", List.of(xid))));
+  }
+
+  private EventRecorder recorder() {
+    return new EventRecorder(
+        new EventSource("tessera-controller", "tessera-controller-0"),
+        EventPolicy.CLIENT_GO,
+        new KubernetesEventSink(api.client()),
+        Clock.systemUTC(),
+        10);
+  }
+
   @SuppressWarnings("unchecked")
   private Map<String, Object> status(String node) {
     return (Map<String, Object>)
@@ -86,22 +108,8 @@ class GpuNodeStatusAndEventsIT {
 
   @Test
   void aTaintIsAnEventOnTheGpuNodeCountedWhenItRepeats() throws Exception {
-    var xid =
-        new DeviceProblem(
-            "gpu.tessera.dev/xid",
-            "79",
-            TaintEffect.NO_SCHEDULE,
-            "GPU has fallen off the bus",
-            Instant.parse("2026-12-01T10:00:00Z"),
-            null);
-    var sick = new NodeHealth(List.of(new DeviceHealth("gpu-0", List.of(xid))));
-    try (var recorder =
-        new EventRecorder(
-            new EventSource("tessera-controller", "tessera-controller-0"),
-            EventPolicy.CLIENT_GO,
-            new KubernetesEventSink(api.client()),
-            Clock.systemUTC(),
-            10)) {
+    var sick = fallenOffTheBus();
+    try (var recorder = recorder()) {
       // The device falls ill, recovers, and falls ill again the same way.
       HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
           .forEach(recorder::record);
@@ -111,6 +119,11 @@ class GpuNodeStatusAndEventsIT {
           .forEach(recorder::record);
       assertThat(recorder.awaitIdle(Duration.ofSeconds(10))).isTrue();
     }
+    // The repeat is one merge patch of the Event, not a read and a patch.
+    assertThat(api.drainRequests())
+        .filteredOn(request -> request.contains("/events"))
+        .extracting(request -> request.substring(0, request.indexOf(' ')))
+        .containsExactlyInAnyOrder("POST", "POST", "PATCH");
 
     List<Event> events = api.client().v1().events().inNamespace("default").list().getItems();
     assertThat(events)
@@ -129,5 +142,28 @@ class GpuNodeStatusAndEventsIT {
     assertThat(tainted.getMessage()).contains("gpu-0").contains("xid=79");
     assertThat(tainted.getFirstTimestamp()).isNotBlank();
     assertThat(tainted.getLastTimestamp()).isNotBlank();
+  }
+
+  @Test
+  void aRepeatWhoseEventIsGoneIsCreatedAgainWithItsCount() throws Exception {
+    var sick = fallenOffTheBus();
+    try (var recorder = recorder()) {
+      HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
+          .forEach(recorder::record);
+      assertThat(recorder.awaitIdle(Duration.ofSeconds(10))).isTrue();
+      // The Event expires (the API server's TTL) or an admin deletes it; the taint comes back.
+      api.client().v1().events().inNamespace("default").delete();
+      HealthTransitions.between("node-a", "uid-a", sick, NodeHealth.ALL_HEALTHY)
+          .forEach(recorder::record);
+      HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
+          .forEach(recorder::record);
+      assertThat(recorder.awaitIdle(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(api.client().v1().events().inNamespace("default").list().getItems())
+        .extracting(Event::getReason, Event::getCount)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("DeviceTainted", 2),
+            org.assertj.core.groups.Tuple.tuple("DeviceRecovered", 1));
   }
 }

@@ -158,7 +158,7 @@ class EventsAndStatusIT {
   }
 
   @Test
-  void aFailedPrepareIsAWarningWithTheKubeletsMessageCountedOnRetry() {
+  void aFailedPrepareIsAWarningWithTheKubeletsMessageCountedOnRetry() throws Exception {
     var claim = create("lost", "gpu-7", List.of());
 
     String error = prepare(claim);
@@ -178,6 +178,11 @@ class EventsAndStatusIT {
               assertThat(failed.get(0).getMessage()).isEqualTo(error);
               assertThat(failed.get(0).getCount()).isEqualTo(2);
             });
+    // The repeat is one merge patch of the Event, not a read and a patch.
+    assertThat(node.api().drainRequests())
+        .filteredOn(request -> request.contains("/events/"))
+        .anyMatch(request -> request.startsWith("PATCH "))
+        .noneMatch(request -> request.startsWith("GET "));
   }
 
   @Test
