@@ -6,10 +6,7 @@ import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.events.EventPolicy;
 import dev.tessera.api.events.EventRecorder;
 import dev.tessera.api.events.EventSource;
-import dev.tessera.api.health.DeviceHealth;
-import dev.tessera.api.health.DeviceProblem;
 import dev.tessera.api.health.NodeHealth;
-import dev.tessera.api.health.TaintEffect;
 import dev.tessera.controller.events.HealthTransitions;
 import dev.tessera.controller.events.KubernetesEventSink;
 import dev.tessera.plugin.it.MockApiServer;
@@ -18,7 +15,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -44,19 +40,6 @@ class GpuNodeStatusAndEventsIT {
   @AfterEach
   void close() {
     api.close();
-  }
-
-  /** gpu-0 tainted for XID 79. */
-  private static NodeHealth fallenOffTheBus() {
-    var xid =
-        new DeviceProblem(
-            "gpu.tessera.dev/xid",
-            "79",
-            TaintEffect.NO_SCHEDULE,
-            "GPU has fallen off the bus",
-            Instant.parse("2026-12-01T10:00:00Z"),
-            null);
-    return new NodeHealth(List.of(new DeviceHealth("gpu-0", List.of(xid))));
   }
 
   private EventRecorder recorder() {
@@ -108,7 +91,7 @@ class GpuNodeStatusAndEventsIT {
 
   @Test
   void aTaintIsAnEventOnTheGpuNodeCountedWhenItRepeats() throws Exception {
-    var sick = fallenOffTheBus();
+    var sick = ReportedNodesTest.unhealthy();
     try (var recorder = recorder()) {
       // The device falls ill, recovers, and falls ill again the same way.
       HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
@@ -146,7 +129,7 @@ class GpuNodeStatusAndEventsIT {
 
   @Test
   void aRepeatWhoseEventIsGoneIsCreatedAgainWithItsCount() throws Exception {
-    var sick = fallenOffTheBus();
+    var sick = ReportedNodesTest.unhealthy();
     try (var recorder = recorder()) {
       HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
           .forEach(recorder::record);

@@ -111,7 +111,8 @@ class ReportedNodesTest {
                 List.of())));
   }
 
-  private static NodeHealth unhealthy() {
+  /** gpu-0 tainted for XID 79 (also the Events IT's taint). */
+  static NodeHealth unhealthy() {
     return new NodeHealth(
         List.of(
             new DeviceHealth(

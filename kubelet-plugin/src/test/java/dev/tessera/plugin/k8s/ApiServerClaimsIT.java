@@ -57,16 +57,18 @@ class ApiServerClaimsIT {
     return new ApiServerClaims(api::client, DRIVER, Clock.systemUTC(), delay);
   }
 
-  private List<AllocatedDeviceStatus> devicesOnServer() {
+  private ResourceClaim onServer() {
     return api.client()
         .dynamicResourceAllocation()
         .v1()
         .resourceClaims()
         .inNamespace("default")
         .withName("c1")
-        .get()
-        .getStatus()
-        .getDevices();
+        .get();
+  }
+
+  private List<AllocatedDeviceStatus> devicesOnServer() {
+    return onServer().getStatus().getDevices();
   }
 
   @Test
@@ -112,14 +114,7 @@ class ApiServerClaimsIT {
     try (var claims = claims(Duration.ofMillis(10))) {
       assertThat(claims.get("default", "c1")).isPresent();
       // Another driver writes its entry after our read: our snapshot is now stale.
-      ResourceClaim now =
-          api.client()
-              .dynamicResourceAllocation()
-              .v1()
-              .resourceClaims()
-              .inNamespace("default")
-              .withName("c1")
-              .get();
+      ResourceClaim now = onServer();
       now.getStatus()
           .setDevices(
               List.of(
