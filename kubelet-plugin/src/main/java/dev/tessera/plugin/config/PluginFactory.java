@@ -414,7 +414,9 @@ public class PluginFactory {
               .forEach(device -> all.add(device.device()));
           return all;
         };
-    return new DraHealthService(config.nodeName(), names, HEALTH_STREAM_HEARTBEAT, clock);
+    // A prepare that runs a driver tool, or starts an MPS daemon, waits up to the tool timeout.
+    return new DraHealthService(
+        config.nodeName(), names, HEALTH_STREAM_HEARTBEAT, config.toolTimeout(), clock);
   }
 
   @Singleton
