@@ -26,7 +26,6 @@ import dev.tessera.plugin.k8s.KubernetesEventSink;
 import dev.tessera.plugin.k8s.LeaseRenewer;
 import dev.tessera.plugin.k8s.MpsDaemonPod;
 import dev.tessera.plugin.k8s.PodMpsDaemons;
-import dev.tessera.plugin.k8s.StoppingHttpClients;
 import dev.tessera.plugin.k8s.TypedSerialization;
 import dev.tessera.plugin.kubelet.ClaimBatch;
 import dev.tessera.plugin.kubelet.DraHealthService;
@@ -60,6 +59,7 @@ import dev.tessera.plugin.sharing.SharingPlanner;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.okhttp.OkHttpClientFactory;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.BeanProvider;
@@ -145,7 +145,7 @@ public class PluginFactory {
     clientConfig.setUserAgent(EVENT_COMPONENT);
     return new KubernetesClientBuilder()
         .withConfig(clientConfig)
-        .withHttpClientFactory(new StoppingHttpClients())
+        .withHttpClientFactory(new OkHttpClientFactory())
         .withKubernetesSerialization(TypedSerialization.create())
         .build();
   }
