@@ -85,19 +85,12 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
       draServer =
           UnixSocketServer.start(
               sockets.draSocket(),
-              List.of(new DraV1Service(batch), new DraV1beta1Service(batch), healthService),
-              // Prepares and unprepares run one at a time under the node lock anyway; the health
-              // stream's sends wait for the call in progress, which its timeout allows for.
-              UnixSocketServer.Handlers.ON_THE_SOCKET_THREAD);
+              List.of(new DraV1Service(batch), new DraV1beta1Service(batch), healthService));
       health.listen(healthService::update);
       health.start();
       sampler.start();
       registrationServer =
-          UnixSocketServer.start(
-              sockets.registrationSocket(),
-              List.of(registration),
-              // A rejection stops the process from its handler.
-              UnixSocketServer.Handlers.POOLED);
+          UnixSocketServer.start(sockets.registrationSocket(), List.of(registration));
       // Once the kubelet has us: tell the cluster what this node has, and that we are alive.
       registration
           .registered()

@@ -414,9 +414,7 @@ public class PluginFactory {
               .forEach(device -> all.add(device.device()));
           return all;
         };
-    // A prepare that runs a driver tool, or starts an MPS daemon, waits up to the tool timeout.
-    return new DraHealthService(
-        config.nodeName(), names, HEALTH_STREAM_HEARTBEAT, config.toolTimeout(), clock);
+    return new DraHealthService(config.nodeName(), names, HEALTH_STREAM_HEARTBEAT, clock);
   }
 
   @Singleton

@@ -38,7 +38,6 @@ public final class DraHealthService extends DRAResourceHealthGrpc.DRAResourceHea
   private final String pool;
   private final Supplier<Collection<String>> deviceNames;
   private final Duration heartbeat;
-  private final Duration timeout;
   private final Clock clock;
   private final Set<ServerCallStreamObserver<NodeWatchResourcesResponse>> watchers =
       ConcurrentHashMap.newKeySet();
@@ -51,21 +50,12 @@ public final class DraHealthService extends DRAResourceHealthGrpc.DRAResourceHea
    * @param pool the node's pool (the node name)
    * @param deviceNames the devices to report besides those with problems: the node's GPUs, its MIG
    *     devices and every prepared device
-   * @param longestCall how long a prepare or unprepare may hold the DRA socket's thread (its calls
-   *     run there one at a time, and this stream's sends wait for the call in progress): the
-   *     timeout the kubelet is given covers it beside three heartbeats, so a slow prepare does not
-   *     make the node's devices Unknown
    */
   public DraHealthService(
-      String pool,
-      Supplier<Collection<String>> deviceNames,
-      Duration heartbeat,
-      Duration longestCall,
-      Clock clock) {
+      String pool, Supplier<Collection<String>> deviceNames, Duration heartbeat, Clock clock) {
     this.pool = pool;
     this.deviceNames = deviceNames;
     this.heartbeat = heartbeat;
-    this.timeout = heartbeat.multipliedBy(3).plus(longestCall);
     this.clock = clock;
     ticker.scheduleWithFixedDelay(
         this::sendToAll, heartbeat.toMillis(), heartbeat.toMillis(), TimeUnit.MILLISECONDS);
@@ -100,7 +90,7 @@ public final class DraHealthService extends DRAResourceHealthGrpc.DRAResourceHea
               .setDevice(DeviceIdentifier.newBuilder().setPoolName(pool).setDeviceName(name))
               .setHealth(now.healthy(name) ? HealthStatus.HEALTHY : HealthStatus.UNHEALTHY)
               .setLastUpdatedTime(updated)
-              .setHealthCheckTimeoutSeconds(timeout.toSeconds())
+              .setHealthCheckTimeoutSeconds(heartbeat.multipliedBy(3).toSeconds())
               .setMessage(message(problems.stream().map(DeviceProblem::message).toList())));
     }
     return response.build();

@@ -34,29 +34,14 @@ public final class UnixSocketServer implements AutoCloseable {
     this.group = group;
   }
 
-  /** Which thread runs a call's handler. */
-  public enum Handlers {
-    /**
-     * gRPC's shared pool: each call is handed from the socket's thread to a pooled one and back.
-     */
-    POOLED,
-    /**
-     * The socket's own thread, with no hand-off between threads per call: the node plugin's
-     * prepare+unprepare cycle costs 13 % less CPU (decision 52). Calls then run one at a time, and
-     * a handler that blocks holds every other call and stream of the socket until it returns; so
-     * only for handlers that never wait for a call to the same socket.
-     */
-    ON_THE_SOCKET_THREAD
-  }
-
   /**
    * Starts serving, then puts the socket at its name (replacing a stale one an earlier process
    * left). The socket file appears at bind, before the server listens: a kubelet that dials it in
    * between is refused and retries only on its next reconcile. So it is bound under a hidden name,
    * which the kubelet's plugin watcher ignores, and renamed once it listens.
    */
-  public static UnixSocketServer start(
-      Path socket, List<BindableService> services, Handlers handlers) throws IOException {
+  public static UnixSocketServer start(Path socket, List<BindableService> services)
+      throws IOException {
     Files.createDirectories(socket.toAbsolutePath().getParent());
     // One character more than the name: a socket's path has room for 107 bytes only.
     Path bound = socket.resolveSibling("." + socket.getFileName());
@@ -75,9 +60,6 @@ public final class UnixSocketServer implements AutoCloseable {
               .channelType(NioServerDomainSocketChannel.class);
     }
     builder.bossEventLoopGroup(group).workerEventLoopGroup(group);
-    if (handlers == Handlers.ON_THE_SOCKET_THREAD) {
-      builder.directExecutor();
-    }
     services.forEach(builder::addService);
     Server server;
     try {

@@ -184,8 +184,7 @@ public final class PluginBenchmark {
   private static void warmUpKubeletClient(Path dir) throws Exception {
     Path socket = dir.resolve("reg.sock");
     var service = new RegistrationService(DRIVER, dir.resolve("dra.sock").toString(), reason -> {});
-    try (var server =
-            UnixSocketServer.start(socket, List.of(service), UnixSocketServer.Handlers.POOLED);
+    try (var server = UnixSocketServer.start(socket, List.of(service));
         var client = new KubeletClient(socket, socket)) {
       for (int i = 0; i < 20; i++) {
         client.getInfo();
