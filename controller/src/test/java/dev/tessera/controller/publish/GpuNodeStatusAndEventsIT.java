@@ -1,6 +1,7 @@
 package dev.tessera.controller.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.events.EventPolicy;
@@ -51,6 +52,11 @@ class GpuNodeStatusAndEventsIT {
         10);
   }
 
+  /** node-a's health goes from {@code from} to {@code to}: its transitions told to the recorder. */
+  private static void changes(EventRecorder recorder, NodeHealth from, NodeHealth to) {
+    HealthTransitions.between("node-a", "uid-a", from, to).forEach(recorder::record);
+  }
+
   @SuppressWarnings("unchecked")
   private Map<String, Object> status(String node) {
     return (Map<String, Object>)
@@ -94,12 +100,9 @@ class GpuNodeStatusAndEventsIT {
     var sick = ReportedNodesTest.unhealthy();
     try (var recorder = recorder()) {
       // The device falls ill, recovers, and falls ill again the same way.
-      HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
-          .forEach(recorder::record);
-      HealthTransitions.between("node-a", "uid-a", sick, NodeHealth.ALL_HEALTHY)
-          .forEach(recorder::record);
-      HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
-          .forEach(recorder::record);
+      changes(recorder, NodeHealth.ALL_HEALTHY, sick);
+      changes(recorder, sick, NodeHealth.ALL_HEALTHY);
+      changes(recorder, NodeHealth.ALL_HEALTHY, sick);
       assertThat(recorder.awaitIdle(Duration.ofSeconds(10))).isTrue();
     }
     // The repeat is one merge patch of the Event, not a read and a patch.
@@ -111,9 +114,7 @@ class GpuNodeStatusAndEventsIT {
     List<Event> events = api.client().v1().events().inNamespace("default").list().getItems();
     assertThat(events)
         .extracting(Event::getReason, Event::getCount)
-        .containsExactlyInAnyOrder(
-            org.assertj.core.groups.Tuple.tuple("DeviceTainted", 2),
-            org.assertj.core.groups.Tuple.tuple("DeviceRecovered", 1));
+        .containsExactlyInAnyOrder(tuple("DeviceTainted", 2), tuple("DeviceRecovered", 1));
     Event tainted =
         events.stream().filter(e -> e.getReason().equals("DeviceTainted")).findFirst().get();
     assertThat(tainted.getType()).isEqualTo("Warning");
@@ -131,22 +132,17 @@ class GpuNodeStatusAndEventsIT {
   void aRepeatWhoseEventIsGoneIsCreatedAgainWithItsCount() throws Exception {
     var sick = ReportedNodesTest.unhealthy();
     try (var recorder = recorder()) {
-      HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
-          .forEach(recorder::record);
+      changes(recorder, NodeHealth.ALL_HEALTHY, sick);
       assertThat(recorder.awaitIdle(Duration.ofSeconds(10))).isTrue();
       // The Event expires (the API server's TTL) or an admin deletes it; the taint comes back.
       api.client().v1().events().inNamespace("default").delete();
-      HealthTransitions.between("node-a", "uid-a", sick, NodeHealth.ALL_HEALTHY)
-          .forEach(recorder::record);
-      HealthTransitions.between("node-a", "uid-a", NodeHealth.ALL_HEALTHY, sick)
-          .forEach(recorder::record);
+      changes(recorder, sick, NodeHealth.ALL_HEALTHY);
+      changes(recorder, NodeHealth.ALL_HEALTHY, sick);
       assertThat(recorder.awaitIdle(Duration.ofSeconds(10))).isTrue();
     }
 
     assertThat(api.client().v1().events().inNamespace("default").list().getItems())
         .extracting(Event::getReason, Event::getCount)
-        .containsExactlyInAnyOrder(
-            org.assertj.core.groups.Tuple.tuple("DeviceTainted", 2),
-            org.assertj.core.groups.Tuple.tuple("DeviceRecovered", 1));
+        .containsExactlyInAnyOrder(tuple("DeviceTainted", 2), tuple("DeviceRecovered", 1));
   }
 }
