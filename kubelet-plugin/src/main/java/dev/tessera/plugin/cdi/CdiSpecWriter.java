@@ -1,6 +1,7 @@
 package dev.tessera.plugin.cdi;
 
 import dev.tessera.plugin.fs.AtomicFiles;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,7 +9,13 @@ import java.util.List;
 import java.util.stream.Stream;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Writes and removes the per-claim CDI spec files in the CDI directory. */
+/**
+ * Writes and removes the per-claim CDI spec files in the CDI directory. Atomic for containerd,
+ * which reads them, but not synced to disk: after a power loss, the start-up of the next boot
+ * removes every spec of ours (each claim of an earlier boot is rolled back, and a spec no
+ * checkpointed claim accounts for is removed), so no spec of an earlier boot is ever used, whatever
+ * the disk kept.
+ */
 public final class CdiSpecWriter {
   private final Path cdiDir;
   private final String prefix;
@@ -26,11 +33,11 @@ public final class CdiSpecWriter {
   }
 
   public void write(String claimUid, CdiSpec spec) throws IOException {
-    AtomicFiles.write(specFile(claimUid), json.writeValueAsBytes(spec));
+    AtomicFiles.write(specFile(claimUid), json.writeValueAsBytes(spec), Durability.WHOLE);
   }
 
   public boolean delete(String claimUid) throws IOException {
-    return AtomicFiles.delete(specFile(claimUid));
+    return AtomicFiles.delete(specFile(claimUid), Durability.WHOLE);
   }
 
   /** Claim UIDs that have a spec file of ours in the CDI directory. */

@@ -2,6 +2,7 @@ package dev.tessera.plugin.checkpoint;
 
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.fs.AtomicFiles;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -14,15 +15,16 @@ import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Loads and saves the checkpoint file ({@link CheckpointFile}); every save is atomic and durable.
- * The file is read again on every load (another plugin process may have written it), but parsed
- * only when its bytes differ from those this store last read or wrote: a prepare's load then costs
- * a read of a few KiB, not a JSON parse and a check of every claim.
+ * Loads and saves the checkpoint file ({@link CheckpointFile}); every save is atomic, and whole
+ * after a power loss; the caller says whether it must also be durable ({@link Durability}). The
+ * file is read again on every load (another plugin process may have written it), but parsed only
+ * when its bytes differ from those this store last read or wrote: a prepare's load then costs a
+ * read of a few KiB, not a JSON parse and a check of every claim.
  */
 public final class CheckpointStore {
   private final Path file;
   private final JsonMapper json;
-  private final AtomicFiles.Opener opener;
+  private final AtomicFiles.Disk disk;
 
   /** The bytes last read from or written to the file, and the claims they hold. */
   private record Known(byte[] content, PreparedClaims claims) {}
@@ -34,13 +36,13 @@ public final class CheckpointStore {
   }
 
   /**
-   * @param opener opens the temp file each save writes (tests: a disk that fills up); null for the
+   * @param disk the file system calls each save makes (tests: a disk that fills up); null for the
    *     file system's own
    */
-  public CheckpointStore(Path file, JsonMapper json, AtomicFiles.Opener opener) {
+  public CheckpointStore(Path file, JsonMapper json, AtomicFiles.Disk disk) {
     this.file = file;
     this.json = json;
-    this.opener = opener;
+    this.disk = disk;
   }
 
   public Path file() {
@@ -99,12 +101,12 @@ public final class CheckpointStore {
     return claims.inBoot(bootId);
   }
 
-  public void save(PreparedClaims checkpoint) throws IOException {
+  public void save(PreparedClaims checkpoint, Durability durability) throws IOException {
     byte[] content = json.writeValueAsBytes(CheckpointRecords.toFile(checkpoint));
-    if (opener == null) {
-      AtomicFiles.write(file, content);
+    if (disk == null) {
+      AtomicFiles.write(file, content, durability);
     } else {
-      AtomicFiles.write(file, content, opener);
+      AtomicFiles.write(file, content, durability, disk);
     }
     // What a load parses these bytes into: the file's records map to and from the claims whole.
     known = new Known(content, checkpoint);

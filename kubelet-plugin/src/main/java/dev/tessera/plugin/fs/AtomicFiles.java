@@ -10,36 +10,65 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Writes files so that a reader (containerd, a restarted plugin) sees either the old content or the
- * new one, never a torn file: temp file in the same directory, fsync, rename, fsync the directory.
- * Callers serialize writes to the same file (the plugin holds its prepare lock), so the temp file
- * has a fixed name: a dot name with a {@code .tmp} suffix, which CDI's spec scanner ignores.
+ * new one, never a torn file: temp file in the same directory, fsync, rename, and, for a {@link
+ * Durability#DURABLE} write, fsync the directory. Callers serialize writes to the same file (the
+ * plugin holds its prepare lock), so the temp file has a fixed name: a dot name with a {@code .tmp}
+ * suffix, which CDI's spec scanner ignores.
  */
 public final class AtomicFiles {
   private AtomicFiles() {}
 
-  /** Opens a file for writing; tests pass one whose channel fails as a full disk does. */
-  @FunctionalInterface
-  public interface Opener {
-    FileChannel open(Path file) throws IOException;
+  /**
+   * What a write or a delete promises after a power loss. A plugin process that dies loses nothing
+   * either way (the kernel keeps what it was given); only a power loss or a kernel crash does, and
+   * both start a new boot.
+   */
+  public enum Durability {
+    /** The change is on disk when the call returns: the file, then its directory, is synced. */
+    DURABLE,
+    /**
+     * After a power loss the file holds the old content or the new, whole, and which one is not
+     * promised: the file is synced, its rename is not. For a change whose loss the next boot's
+     * start-up makes harmless (it rolls back every claim of an earlier boot), and which then costs
+     * one sync, not two.
+     */
+    WHOLE
   }
 
-  public static void write(Path target, byte[] content) throws IOException {
-    write(target, content, AtomicFiles::openForWrite);
+  /** The calls a write makes to the file system that tests replace (a disk that fills up). */
+  @FunctionalInterface
+  public interface Disk {
+    /** Opens a file for writing. */
+    FileChannel open(Path file) throws IOException;
+
+    /** Makes the directory's entries (a rename, a delete) durable. */
+    default void syncDirectory(Path dir) throws IOException {
+      try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+        channel.force(true);
+      }
+    }
+  }
+
+  private static final Disk FILE_SYSTEM = AtomicFiles::openForWrite;
+
+  public static void write(Path target, byte[] content, Durability durability) throws IOException {
+    write(target, content, durability, FILE_SYSTEM);
   }
 
   /**
-   * Writes through {@code opener}. When the temp file cannot be written whole (a full disk, an I/O
+   * Writes through {@code disk}. When the temp file cannot be written whole (a full disk, an I/O
    * error), it is deleted and the target is left as it was.
    */
-  public static void write(Path target, byte[] content, Opener opener) throws IOException {
+  public static void write(Path target, byte[] content, Durability durability, Disk disk)
+      throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     Path temp = dir.resolve("." + target.getFileName() + ".tmp");
     try {
       try {
-        writeSynced(opener, temp, content);
+        writeSynced(disk, temp, content);
       } catch (java.nio.file.NoSuchFileException e) {
         Files.createDirectories(dir);
-        writeSynced(opener, temp, content);
+        writeSynced(disk, temp, content);
       }
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException | RuntimeException e) {
@@ -50,14 +79,23 @@ public final class AtomicFiles {
       }
       throw e;
     }
-    syncDirectory(dir);
+    if (durability == Durability.DURABLE) {
+      disk.syncDirectory(dir);
+    }
   }
 
-  /** Deletes the file if present and makes the deletion durable; returns whether it existed. */
-  public static boolean delete(Path target) throws IOException {
+  /**
+   * Deletes the file if present, a {@link Durability#DURABLE} deletion synced to disk; returns
+   * whether it existed.
+   */
+  public static boolean delete(Path target, Durability durability) throws IOException {
+    return delete(target, durability, FILE_SYSTEM);
+  }
+
+  public static boolean delete(Path target, Durability durability, Disk disk) throws IOException {
     boolean existed = Files.deleteIfExists(target);
-    if (existed) {
-      syncDirectory(target.toAbsolutePath().getParent());
+    if (existed && durability == Durability.DURABLE) {
+      disk.syncDirectory(target.toAbsolutePath().getParent());
     }
     return existed;
   }
@@ -70,19 +108,13 @@ public final class AtomicFiles {
         StandardOpenOption.WRITE);
   }
 
-  private static void writeSynced(Opener opener, Path file, byte[] content) throws IOException {
-    try (FileChannel channel = opener.open(file)) {
+  private static void writeSynced(Disk disk, Path file, byte[] content) throws IOException {
+    try (FileChannel channel = disk.open(file)) {
       ByteBuffer buffer = ByteBuffer.wrap(content);
       while (buffer.hasRemaining()) {
         channel.write(buffer);
       }
       channel.force(false);
-    }
-  }
-
-  private static void syncDirectory(Path dir) throws IOException {
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.CreatedMig;
 import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.sharing.SharingEffects;
 import dev.tessera.plugin.sharing.SharingPlanner;
@@ -67,13 +68,18 @@ public final class ClaimRollback {
       // Saved before the devices go: a plugin killed in between leaves the duty with the heir.
       PreparedClaims handedOver = DynamicMig.handOverMigMode(ref.uid(), claims.current());
       if (!handedOver.equals(claims.current())) {
-        claims.save(handedOver);
+        claims.save(handedOver, Durability.DURABLE);
       }
       List<CreatedMig> created = claims.current().claims().get(ref.uid()).createdMig();
       mig.destroy(created);
       migDestroyed.accept(created);
     }
-    claims.save(claims.current().without(ref.uid()));
+    // An entry that made MIG devices goes durably: brought back by a power cut, its rollback in the
+    // next boot would act on the MIG devices and MIG mode of its GPUs as they stand by then. Any
+    // other entry brought back is rolled back harmlessly (NodeClaims#save).
+    boolean madeMig = entry != null && !entry.createdMig().isEmpty();
+    claims.save(
+        claims.current().without(ref.uid()), madeMig ? Durability.DURABLE : Durability.WHOLE);
   }
 
   void deleteSpec(ClaimRef ref) throws PrepareException {

@@ -13,6 +13,7 @@ import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.claim.SharingSettings;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.sharing.SharingAction;
 import dev.tessera.plugin.sharing.SharingEffects;
@@ -238,12 +239,19 @@ public final class DeviceState {
     return node.current();
   }
 
+  /**
+   * Records the claim's state. An intent (started) is durable: it is what finds device work again
+   * after a crash. The result (completed) need not be: after a power loss the claim comes back as
+   * the durable intent before it, or not at all when it did no device work, and the start-up of the
+   * new boot rolls every claim of the earlier boot back all the same ({@link NodeClaims#save}).
+   */
   private void record(
       ClaimRef ref, ClaimState state, List<PreparedDevice> devices, List<CreatedMig> created)
       throws PrepareException {
     node.save(
         node.current()
-            .with(ref.uid(), new ClaimEntry(state, ref.namespace(), ref.name(), devices, created)));
+            .with(ref.uid(), new ClaimEntry(state, ref.namespace(), ref.name(), devices, created)),
+        state == ClaimState.PrepareCompleted ? Durability.WHOLE : Durability.DURABLE);
   }
 
   /** The pods the claim is reserved for, by name (its namespace is theirs). */

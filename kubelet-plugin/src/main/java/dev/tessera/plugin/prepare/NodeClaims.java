@@ -3,6 +3,7 @@ package dev.tessera.plugin.prepare;
 import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import java.io.IOException;
 
 /**
@@ -46,10 +47,19 @@ public final class NodeClaims {
     return current;
   }
 
-  /** Writes {@code next} to the checkpoint, then makes it the current value. */
-  void save(PreparedClaims next) throws PrepareException {
+  /**
+   * Writes {@code next} to the checkpoint, then makes it the current value.
+   *
+   * @param durability {@link Durability#DURABLE} for a record whose loss in a power cut would leave
+   *     something behind that outlives the reboot: an intent before device work, and what MIG work
+   *     made (MIG mode a claim switched on stays on across a reboot). {@link Durability#WHOLE} for
+   *     the rest: after a reboot the boot ID demotes every claim of the checkpoint and the start-up
+   *     rolls each back, so a lost "prepared" or "gone" record only makes the start-up roll back
+   *     one claim more or one less, of those that need no device work undone.
+   */
+  void save(PreparedClaims next, Durability durability) throws PrepareException {
     try {
-      store.save(next);
+      store.save(next, durability);
       current = next;
     } catch (IOException e) {
       throw new PrepareException(

@@ -6,6 +6,7 @@ import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.ClaimState;
 import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedClaims;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.sharing.SharingEffects;
 import dev.tessera.plugin.sharing.SharingPlanner;
@@ -75,7 +76,7 @@ public final class StartupRecovery {
               .anyMatch(e -> e.state() != ClaimState.PrepareCompleted && !e.createdMig().isEmpty());
       rollBackUnfinished();
       try {
-        claims.save(mig.reconcile(claims.current()));
+        claims.save(mig.reconcile(claims.current()), Durability.DURABLE);
         sharing.reconcile(sharingPlanner.daemonsInUse(claims.current()));
       } catch (PrepareException e) {
         throw new IOException(e.getMessage(), e);

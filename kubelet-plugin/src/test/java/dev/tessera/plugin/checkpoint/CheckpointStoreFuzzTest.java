@@ -13,6 +13,7 @@ import dev.tessera.plugin.claim.CreatedMig;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.claim.SharingSettings;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -83,7 +84,7 @@ class CheckpointStoreFuzzTest {
   @BeforeEach
   void save() throws Exception {
     store = new CheckpointStore(dir.resolve("checkpoint.json"), JSON);
-    store.save(WRITTEN);
+    store.save(WRITTEN, Durability.DURABLE);
     written = Files.readAllBytes(store.file());
     assertThat(store.load(BOOT)).isEqualTo(WRITTEN);
   }

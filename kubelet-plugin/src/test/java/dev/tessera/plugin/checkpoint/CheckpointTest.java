@@ -11,6 +11,7 @@ import dev.tessera.plugin.claim.CreatedMig;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.claim.PreparedDevice;
 import dev.tessera.plugin.claim.SharingSettings;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -61,7 +62,7 @@ class CheckpointTest {
     var cp =
         PreparedClaims.empty("boot-1")
             .with("u", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "c", List.of(GPU0)));
-    store.save(cp);
+    store.save(cp, Durability.DURABLE);
     assertThat(store.load("boot-1")).isEqualTo(cp);
     assertThat(reread(store)).isEqualTo(cp);
     assertThat(Files.readString(store.file()))
@@ -104,7 +105,7 @@ class CheckpointTest {
     var cp =
         PreparedClaims.empty("boot-1")
             .with("a", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "a", List.of(admin)));
-    store.save(cp);
+    store.save(cp, Durability.DURABLE);
     assertThat(reread(store)).isEqualTo(cp);
   }
 
@@ -141,7 +142,7 @@ class CheckpointTest {
                 "g",
                 new ClaimEntry(ClaimState.PrepareStarted, "ns", "g", List.of())
                     .withCreatedMig(List.of(mig, mig.made(3, 0, "MIG-3"))));
-    store.save(cp);
+    store.save(cp, Durability.DURABLE);
     assertThat(store.load("boot-1")).isEqualTo(reread(store)).isEqualTo(cp);
     assertThat(store.load("boot-2")).isEqualTo(cp.inBoot("boot-2"));
   }
@@ -153,9 +154,9 @@ class CheckpointTest {
     var mine =
         PreparedClaims.empty("boot-1")
             .with("u", new ClaimEntry(ClaimState.PrepareCompleted, "ns", "c", List.of(GPU0)));
-    store.save(mine);
+    store.save(mine, Durability.DURABLE);
     assertThat(store.load("boot-1")).isEqualTo(mine);
-    other.save(mine.without("u"));
+    other.save(mine.without("u"), Durability.WHOLE);
     assertThat(store.load("boot-1").claims()).isEmpty();
     Files.writeString(store.file(), "{\"apiVersion\":");
     assertThatThrownBy(() -> store.load("boot-1")).hasMessageContaining("is corrupt");

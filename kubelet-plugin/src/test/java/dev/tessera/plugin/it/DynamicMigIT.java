@@ -14,6 +14,7 @@ import dev.tessera.plugin.claim.ClaimState;
 import dev.tessera.plugin.claim.CreatedMig;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.discovery.GpuDiscovery;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import dev.tessera.plugin.nvml.Nvml;
 import dev.tessera.plugin.nvml.Placement;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -206,7 +207,8 @@ class DynamicMigIT {
                 .with(
                     "uid-half",
                     new ClaimEntry(
-                        ClaimState.PrepareStarted, "default", "half", List.of(), List.of(intent))));
+                        ClaimState.PrepareStarted, "default", "half", List.of(), List.of(intent))),
+            Durability.DURABLE);
 
     node.plugin().start();
 

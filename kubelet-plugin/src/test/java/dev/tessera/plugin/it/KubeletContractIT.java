@@ -19,6 +19,7 @@ import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimState;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.claim.PreparedDevice;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -297,7 +298,8 @@ class KubeletContractIT {
             PreparedClaims.empty("boot-1")
                 .with(
                     uid(claim),
-                    new ClaimEntry(ClaimState.PrepareStarted, "default", "crash", List.of(held))));
+                    new ClaimEntry(ClaimState.PrepareStarted, "default", "crash", List.of(held))),
+            Durability.DURABLE);
     Files.createDirectories(node.plugin().cdiDir());
     Files.writeString(node.plugin().specFile(uid(claim)), "{\"half\":");
     node.plugin().start();

@@ -24,9 +24,12 @@ import dev.tessera.plugin.checkpoint.CheckpointStore;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.ClaimState;
+import dev.tessera.plugin.claim.CreatedMig;
 import dev.tessera.plugin.claim.PrepareException;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.claim.PreparedDevice;
+import dev.tessera.plugin.fs.AtomicFiles.Durability;
+import dev.tessera.plugin.fs.RecordingDisk;
 import dev.tessera.plugin.mig.DynamicMig;
 import dev.tessera.plugin.mig.FakeMigHardware;
 import dev.tessera.plugin.mig.GpuMigState;
@@ -216,7 +219,8 @@ class DeviceStateTest {
         PreparedClaims.empty("b1")
             .with(
                 "uid-1",
-                new ClaimEntry(ClaimState.PrepareStarted, "default", "c1", List.of(stale))));
+                new ClaimEntry(ClaimState.PrepareStarted, "default", "c1", List.of(stale))),
+        Durability.DURABLE);
     Files.createDirectories(root.resolve("cdi"));
     Files.writeString(cdi.specFile("uid-1"), "{half written by the crashed process}");
     claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
@@ -343,34 +347,68 @@ class DeviceStateTest {
   @Test
   void aClaimWithoutDeviceWorkRecordsOnlyItsResultAndOneWithDeviceWorkItsIntentFirst()
       throws Exception {
-    var saves = new java.util.concurrent.atomic.AtomicInteger();
-    store =
-        new CheckpointStore(
-            root.resolve("data/checkpoint.json"),
-            json,
-            file -> {
-              saves.incrementAndGet();
-              return java.nio.channels.FileChannel.open(
-                  file,
-                  java.nio.file.StandardOpenOption.CREATE,
-                  java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
-                  java.nio.file.StandardOpenOption.WRITE);
-            });
+    var disk = new RecordingDisk();
+    store = new CheckpointStore(root.resolve("data/checkpoint.json"), json, disk);
     claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
     putShared("uid-2", "c2", "gpu-0", mps("GpuConfig", 30, "20Gi"));
     var state = state("b1");
 
     state.prepare(ref);
-    int wholeGpu = saves.getAndSet(0);
+    var wholeGpu = disk.written();
+    var wholeGpuSyncs = disk.syncedDirectories();
+    disk.clear();
     state.unprepare(ref);
-    saves.set(0);
+    var wholeGpuGone = disk.syncedDirectories();
+    disk.clear();
     state.prepare(ref2);
+    var mps = disk.written();
+    var mpsSyncs = disk.syncedDirectories();
+    disk.clear();
+    state.unprepare(ref2);
 
-    assertThat(wholeGpu).isEqualTo(1);
-    // The MPS daemon is device work: started, then completed.
-    assertThat(saves).hasValue(2);
-    assertThat(store.load("b1").claims().get("uid-2").state())
-        .isEqualTo(ClaimState.PrepareCompleted);
+    assertThat(wholeGpu).hasSize(1);
+    // Its result need not survive a power loss: the next boot rolls the claim back all the same.
+    assertThat(wholeGpuSyncs).isEmpty();
+    assertThat(wholeGpuGone).isEmpty();
+    // The MPS daemon is device work: started (durable), then completed.
+    assertThat(mps).hasSize(2);
+    assertThat(mpsSyncs).containsExactly(store.file().getParent());
+    // It made no MIG device: its entry goes like the whole GPU's.
+    assertThat(disk.written()).hasSize(1);
+    assertThat(disk.syncedDirectories()).isEmpty();
+    assertThat(store.load("b1").claims()).isEmpty();
+  }
+
+  @Test
+  void theEntryOfAClaimThatMadeMigDevicesGoesDurably() throws Exception {
+    var disk = new RecordingDisk();
+    store = new CheckpointStore(root.resolve("data/checkpoint.json"), json, disk);
+    var made =
+        new CreatedMig(
+            "GPU-00000001",
+            "gpu-1-mig-1g10gb-0",
+            19,
+            "1g.10gb",
+            new MigPlacement(0, 1),
+            3,
+            0,
+            "MIG-0000001",
+            false);
+    store.save(
+        PreparedClaims.empty("b1")
+            .with(
+                "uid-1",
+                new ClaimEntry(
+                    ClaimState.PrepareCompleted, "default", "c1", List.of(), List.of(made))),
+        Durability.DURABLE);
+    disk.clear();
+
+    state("b1").unprepare(ref);
+
+    assertThat(migs.instances.get("GPU-00000001")).isEmpty();
+    assertThat(migs.calls).containsExactly("destroy gpu-1-mig-1g10gb-0");
+    assertThat(store.load("b1").claims()).isEmpty();
+    assertThat(disk.syncedDirectories()).containsExactly(store.file().getParent());
   }
 
   private final ClaimRef ref2 = new ClaimRef("default", "c2", "uid-2");
@@ -513,7 +551,9 @@ class DeviceStateTest {
     state.prepare(ref);
     state.prepare(ref2);
     PreparedClaims done = store.load("b1");
-    store.save(done.with("uid-1", done.claims().get("uid-1").withState(ClaimState.PrepareStarted)));
+    store.save(
+        done.with("uid-1", done.claims().get("uid-1").withState(ClaimState.PrepareStarted)),
+        Durability.DURABLE);
     runner.calls.clear();
 
     node("b1").recovery().recover();
