@@ -6,9 +6,12 @@ import dev.tessera.plugin.fs.AtomicFiles.Durability;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Both kinds of write replace the file whole through a synced temp file; only a durable one syncs
@@ -18,29 +21,19 @@ class AtomicFilesTest {
   @TempDir Path dir;
   private final RecordingDisk disk = new RecordingDisk();
 
-  @Test
-  void aDurableWriteSyncsTheFileAndThenItsDirectory() throws Exception {
+  @ParameterizedTest
+  @EnumSource(Durability.class)
+  void everyWriteSyncsTheFileAndOnlyADurableOneThenItsDirectory(Durability durability)
+      throws Exception {
     Path file = dir.resolve("state.json");
 
-    AtomicFiles.write(file, bytes("one"), Durability.DURABLE, disk);
-    AtomicFiles.write(file, bytes("two"), Durability.DURABLE, disk);
+    AtomicFiles.write(file, bytes("one"), durability, disk);
+    AtomicFiles.write(file, bytes("two"), durability, disk);
 
     assertThat(Files.readString(file)).isEqualTo("two");
     assertThat(disk.written()).containsExactly(tempOf(file), tempOf(file));
-    assertThat(disk.syncedDirectories()).containsExactly(file.getParent(), file.getParent());
-    assertNoTempFile();
-  }
-
-  @Test
-  void aWholeWriteSyncsTheFileButNotTheRename() throws Exception {
-    Path file = dir.resolve("state.json");
-
-    AtomicFiles.write(file, bytes("one"), Durability.WHOLE, disk);
-    AtomicFiles.write(file, bytes("two"), Durability.WHOLE, disk);
-
-    assertThat(Files.readString(file)).isEqualTo("two");
-    assertThat(disk.written()).containsExactly(tempOf(file), tempOf(file));
-    assertThat(disk.syncedDirectories()).isEmpty();
+    assertThat(disk.syncedDirectories())
+        .isEqualTo(durability == Durability.DURABLE ? List.of(dir, dir) : List.of());
     assertNoTempFile();
   }
 
