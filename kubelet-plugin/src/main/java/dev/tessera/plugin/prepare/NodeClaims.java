@@ -54,8 +54,8 @@ public final class NodeClaims {
    *     something behind that outlives the reboot: an intent before device work, and what MIG work
    *     made (MIG mode a claim switched on stays on across a reboot). {@link Durability#WHOLE} for
    *     the rest: after a reboot the boot ID demotes every claim of the checkpoint and the start-up
-   *     rolls each back, so a lost "prepared" or "gone" record only makes the start-up roll back
-   *     one claim more or one less, of those that need no device work undone.
+   *     rolls each back, so a lost "prepared" or "gone" record only changes which claims the
+   *     start-up rolls back, among claims none of whose device work outlives a reboot.
    */
   void save(PreparedClaims next, Durability durability) throws PrepareException {
     try {
