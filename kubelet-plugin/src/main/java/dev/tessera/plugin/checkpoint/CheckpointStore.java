@@ -32,12 +32,11 @@ public final class CheckpointStore {
   private volatile Known known;
 
   public CheckpointStore(Path file, JsonMapper json) {
-    this(file, json, null);
+    this(file, json, AtomicFiles.FILE_SYSTEM);
   }
 
   /**
-   * @param disk the file system calls each save makes (tests: a disk that fills up); null for the
-   *     file system's own
+   * @param disk the file system calls each save makes (tests: a disk that fills up)
    */
   public CheckpointStore(Path file, JsonMapper json, AtomicFiles.Disk disk) {
     this.file = file;
@@ -103,11 +102,7 @@ public final class CheckpointStore {
 
   public void save(PreparedClaims checkpoint, Durability durability) throws IOException {
     byte[] content = json.writeValueAsBytes(CheckpointRecords.toFile(checkpoint));
-    if (disk == null) {
-      AtomicFiles.write(file, content, durability);
-    } else {
-      AtomicFiles.write(file, content, durability, disk);
-    }
+    AtomicFiles.write(file, content, durability, disk);
     // What a load parses these bytes into: the file's records map to and from the claims whole.
     known = new Known(content, checkpoint);
   }

@@ -49,7 +49,8 @@ public final class AtomicFiles {
     }
   }
 
-  private static final Disk FILE_SYSTEM = AtomicFiles::openForWrite;
+  /** The file system's own calls. */
+  public static final Disk FILE_SYSTEM = AtomicFiles::openForWrite;
 
   public static void write(Path target, byte[] content, Durability durability) throws IOException {
     write(target, content, durability, FILE_SYSTEM);

@@ -3,7 +3,6 @@ package dev.tessera.plugin.fs;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,11 +14,7 @@ public final class RecordingDisk implements AtomicFiles.Disk {
   @Override
   public FileChannel open(Path file) throws IOException {
     written.add(file);
-    return FileChannel.open(
-        file,
-        StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE);
+    return AtomicFiles.FILE_SYSTEM.open(file);
   }
 
   @Override
