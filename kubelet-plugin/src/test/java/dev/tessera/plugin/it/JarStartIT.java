@@ -92,7 +92,9 @@ class JarStartIT {
             // CleanerJava9 is asked first, so loaded either way; the FFM one only after a no.
             .as("netty's direct buffers through Unsafe (decision 44), not malloc linked by FFM")
             .contains("io.netty.util.internal.CleanerJava9 ")
-            .doesNotContain("io.netty.util.internal.CleanerJava24Linker ");
+            .doesNotContain("io.netty.util.internal.CleanerJava24Linker ")
+            .as("netty's buffer events not registered with the Flight Recorder (decision 54)")
+            .doesNotContain("jdk.jfr.internal.MetadataRepository ");
         assertThat(Files.readAllLines(plugin.log()))
             .as("the JVM's own warnings (sun.misc.Unsafe, restricted methods) in the plugin's log")
             .noneMatch(line -> line.startsWith("WARNING:"));
