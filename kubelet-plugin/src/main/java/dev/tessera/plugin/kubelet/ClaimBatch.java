@@ -19,6 +19,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClaimBatch {
   private static final Logger LOG = LoggerFactory.getLogger(ClaimBatch.class);
+  private static final String PREPARE_TIMER = "tessera.claims.prepare";
+  private static final String UNPREPARE_TIMER = "tessera.claims.unprepare";
+  private static final String OUTCOME_SUCCESS = "success";
+  private static final String OUTCOME_ERROR = "error";
 
   private final DeviceState state;
   private final MeterRegistry metrics;
@@ -29,6 +33,18 @@ public final class ClaimBatch {
     Gauge.builder("tessera.claims.prepared", state, s -> s.checkpoint().claims().size())
         .description("Claims prepared or being prepared on this node")
         .register(metrics);
+    registerTimers();
+  }
+
+  /**
+   * Registers the prepare and unprepare timers of both outcomes at start-up: their series are there
+   * from the start, so an alert on the rate of errors sees 0, not nothing, until the first one.
+   */
+  private void registerTimers() {
+    for (String name : List.of(PREPARE_TIMER, UNPREPARE_TIMER)) {
+      timer(name, OUTCOME_SUCCESS);
+      timer(name, OUTCOME_ERROR);
+    }
   }
 
   /** The outcome of one claim: its devices, or the error the kubelet should show. */
@@ -51,7 +67,7 @@ public final class ClaimBatch {
       } catch (PrepareException | RuntimeException e) {
         outcome = failed("prepare", claim, e);
       }
-      sample.stop(timer("tessera.claims.prepare", outcome));
+      sample.stop(timer(PREPARE_TIMER, outcome));
       outcomes.put(claim.uid(), outcome);
     }
     return outcomes;
@@ -69,7 +85,7 @@ public final class ClaimBatch {
       } catch (PrepareException | RuntimeException e) {
         outcome = failed("unprepare", claim, e);
       }
-      sample.stop(timer("tessera.claims.unprepare", outcome));
+      sample.stop(timer(UNPREPARE_TIMER, outcome));
       outcomes.put(claim.uid(), outcome);
     }
     return outcomes;
@@ -99,7 +115,10 @@ public final class ClaimBatch {
   }
 
   private Timer timer(String name, Outcome outcome) {
-    String result = outcome instanceof Outcome.Failed ? "error" : "success";
+    return timer(name, outcome instanceof Outcome.Failed ? OUTCOME_ERROR : OUTCOME_SUCCESS);
+  }
+
+  private Timer timer(String name, String result) {
     return Timer.builder(name)
         .description("Time to " + name.substring(name.lastIndexOf('.') + 1) + " one claim")
         .tag("outcome", result)

@@ -174,6 +174,11 @@ class KubeletContractIT {
         .isEqualTo(1);
     assertThat(metrics.get("tessera.claims.unprepare").tag("outcome", "success").timer().count())
         .isEqualTo(1);
+    // Registered at start-up: an error series is there, at 0, before any error.
+    assertThat(metrics.get("tessera.claims.prepare").tag("outcome", "error").timer().count())
+        .isZero();
+    assertThat(metrics.get("tessera.claims.unprepare").tag("outcome", "error").timer().count())
+        .isZero();
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(() -> assertThat(readClaim(claim).getStatus().getDevices()).isNullOrEmpty());
