@@ -19,31 +19,40 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClaimBatch {
   private static final Logger LOG = LoggerFactory.getLogger(ClaimBatch.class);
-  private static final String PREPARE_TIMER = "tessera.claims.prepare";
-  private static final String UNPREPARE_TIMER = "tessera.claims.unprepare";
-  private static final String OUTCOME_SUCCESS = "success";
-  private static final String OUTCOME_ERROR = "error";
 
   private final DeviceState state;
   private final MeterRegistry metrics;
+  private final OutcomeTimers prepareTimers;
+  private final OutcomeTimers unprepareTimers;
 
   public ClaimBatch(DeviceState state, MeterRegistry metrics) {
     this.state = state;
     this.metrics = metrics;
+    // Both outcomes registered now: their series are there from the start, so an alert on the rate
+    // of errors sees 0, not nothing, until the first one.
+    this.prepareTimers = OutcomeTimers.register(metrics, "tessera.claims.prepare");
+    this.unprepareTimers = OutcomeTimers.register(metrics, "tessera.claims.unprepare");
     Gauge.builder("tessera.claims.prepared", state, s -> s.checkpoint().claims().size())
         .description("Claims prepared or being prepared on this node")
         .register(metrics);
-    registerTimers();
   }
 
-  /**
-   * Registers the prepare and unprepare timers of both outcomes at start-up: their series are there
-   * from the start, so an alert on the rate of errors sees 0, not nothing, until the first one.
-   */
-  private void registerTimers() {
-    for (String name : List.of(PREPARE_TIMER, UNPREPARE_TIMER)) {
-      timer(name, OUTCOME_SUCCESS);
-      timer(name, OUTCOME_ERROR);
+  /** One call's timers, by outcome. */
+  private record OutcomeTimers(Timer success, Timer error) {
+    static OutcomeTimers register(MeterRegistry metrics, String name) {
+      return new OutcomeTimers(timer(metrics, name, "success"), timer(metrics, name, "error"));
+    }
+
+    private static Timer timer(MeterRegistry metrics, String name, String outcome) {
+      return Timer.builder(name)
+          .description("Time to " + name.substring(name.lastIndexOf('.') + 1) + " one claim")
+          .tag("outcome", outcome)
+          .publishPercentileHistogram()
+          .register(metrics);
+    }
+
+    Timer of(Outcome outcome) {
+      return outcome instanceof Outcome.Failed ? error : success;
     }
   }
 
@@ -67,7 +76,7 @@ public final class ClaimBatch {
       } catch (PrepareException | RuntimeException e) {
         outcome = failed("prepare", claim, e);
       }
-      sample.stop(timer(PREPARE_TIMER, outcome));
+      sample.stop(prepareTimers.of(outcome));
       outcomes.put(claim.uid(), outcome);
     }
     return outcomes;
@@ -85,7 +94,7 @@ public final class ClaimBatch {
       } catch (PrepareException | RuntimeException e) {
         outcome = failed("unprepare", claim, e);
       }
-      sample.stop(timer(UNPREPARE_TIMER, outcome));
+      sample.stop(unprepareTimers.of(outcome));
       outcomes.put(claim.uid(), outcome);
     }
     return outcomes;
@@ -112,17 +121,5 @@ public final class ClaimBatch {
         .setCause(e instanceof PrepareException ? null : e)
         .log(what + " failed: " + error);
     return new Outcome.Failed(error);
-  }
-
-  private Timer timer(String name, Outcome outcome) {
-    return timer(name, outcome instanceof Outcome.Failed ? OUTCOME_ERROR : OUTCOME_SUCCESS);
-  }
-
-  private Timer timer(String name, String result) {
-    return Timer.builder(name)
-        .description("Time to " + name.substring(name.lastIndexOf('.') + 1) + " one claim")
-        .tag("outcome", result)
-        .publishPercentileHistogram()
-        .register(metrics);
   }
 }
