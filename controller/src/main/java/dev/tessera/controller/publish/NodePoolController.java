@@ -42,7 +42,7 @@ public class NodePoolController {
   private static final Logger LOG = LoggerFactory.getLogger(NodePoolController.class);
 
   private final PublishSettings config;
-  private final SliceMetadataClient sliceMetadata;
+  private final MetadataClient metadata;
   private final PoolInformers informers;
   private final PoolPlanner planner;
   private final SliceWriter writer;
@@ -95,15 +95,15 @@ public class NodePoolController {
     this.events = events;
     this.metrics = metrics;
     this.reported = new ReportedNodes(json);
-    this.sliceMetadata = new SliceMetadataClient(client);
-    this.informers = new PoolInformers(client, config, reported, clock, metrics, sliceMetadata);
+    this.metadata = new MetadataClient(client);
+    this.informers = new PoolInformers(client, config, reported, clock, metrics, metadata);
     this.planner =
         new PoolPlanner(
             renderer,
             reconciler,
             Offering.fromLabel(config.defaultOffering()).orElse(Offering.EXCLUSIVE));
     // Its writes' answers say the slice's metadata only: the writer reads nothing else of them.
-    this.writer = new SliceWriter(sliceMetadata.client(), metrics);
+    this.writer = new SliceWriter(metadata.client(), metrics);
     this.queue = new NodeQueue(new Backoff(config.retryInitial(), config.retryMax()), clock);
     var statusWriter = new GpuNodeStatusWriter(client);
     this.offeringWrites =
@@ -286,7 +286,7 @@ public class NodePoolController {
       resync.shutdownNow();
       informers.close();
     } finally {
-      sliceMetadata.close();
+      metadata.close();
     }
   }
 }

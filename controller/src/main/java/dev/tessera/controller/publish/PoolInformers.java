@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -57,9 +56,10 @@ final class PoolInformers implements AutoCloseable {
   private final ReportedNodes reported;
   private final Clock clock;
   private final LeaseSight leaseSight;
-  private final MetadataSliceInformer metadataSlices;
+  private final MetadataInformers metadataInformers;
   private final SliceGenerations generations;
   private final Counter settledRenewals;
+  private final Counter unchangedNodes;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   private SharedIndexInformer<Node> nodes;
   private SharedIndexInformer<Lease> leases;
@@ -71,13 +71,13 @@ final class PoolInformers implements AutoCloseable {
       ReportedNodes reported,
       Clock clock,
       MeterRegistry metrics,
-      SliceMetadataClient sliceMetadata) {
+      MetadataClient metadata) {
     this.client = client;
     this.config = config;
     this.reported = reported;
     this.clock = clock;
     this.leaseSight = new LeaseSight(clock);
-    this.metadataSlices = new MetadataSliceInformer(sliceMetadata);
+    this.metadataInformers = new MetadataInformers(metadata);
     this.generations =
         new SliceGenerations(
             name -> client.dynamicResourceAllocation().v1().resourcesSlices().withName(name).get(),
@@ -91,6 +91,12 @@ final class PoolInformers implements AutoCloseable {
             .description(
                 "Plugin Lease renewals that named no node: its pool was settled with the plugin"
                     + " alive, and the renewal keeps it alive")
+            .register(metrics);
+    this.unchangedNodes =
+        Counter.builder("tessera.controller.node.updates.unchanged")
+            .description(
+                "Node updates that named no node: the Node's UID and offering label are as they"
+                    + " were (a kubelet's status update)")
             .register(metrics);
   }
 
@@ -136,22 +142,28 @@ final class PoolInformers implements AutoCloseable {
           }
         });
     informers.add(gpuNodes);
-    // Nodes: only the offering label and the UID (a real Node's status is large).
+    // Nodes: their metadata only, of which the store keeps the offering label and the UID (a
+    // kubelet's Node carries a large status, which the API server then neither serializes nor
+    // sends). An update that changed neither names no node: the kubelet updates its Node's status
+    // every few minutes on every node, and a reconcile would find the same inputs.
     nodes =
         inform(
-            slim(
-                client.nodes().withLimit(LIST_PAGE).runnableInformer(0),
-                Node.class,
-                "metadata.labels",
-                "metadata.uid"),
+            slim(metadataInformers.nodes(LIST_PAGE), Node.class, "metadata.labels", "metadata.uid"),
             o -> o.getMetadata().getName(),
-            touched);
+            touched,
+            (node, before, after) -> {
+              if (samePlanInputs(before, after)) {
+                unchangedNodes.increment();
+                return true;
+              }
+              return false;
+            });
     leases =
         inform(
             client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0),
             o -> NodeLeaseNames.nodeOf(o.getMetadata().getName()),
             touched,
-            (node, lease) -> {
+            (node, before, lease) -> {
               if (settledAlive.test(node) && alive(lease)) {
                 settledRenewals.increment();
                 return true;
@@ -164,7 +176,7 @@ final class PoolInformers implements AutoCloseable {
     // keeps its pool.
     slices =
         slim(
-            metadataSlices.slicesOf(config.driverName(), LIST_PAGE),
+            metadataInformers.slicesOf(config.driverName(), LIST_PAGE),
             ResourceSlice.class,
             "metadata.annotations",
             "metadata.ownerReferences",
@@ -265,20 +277,40 @@ final class PoolInformers implements AutoCloseable {
     return informer;
   }
 
-  private <T extends HasMetadata> SharedIndexInformer<T> inform(
-      SharedIndexInformer<T> informer, Function<T, String> nodeOf, Consumer<String> touched) {
-    return inform(informer, nodeOf, touched, (node, after) -> false);
+  /**
+   * Whether a Node's update leaves what its plan reads of it as it was: the Node is the same one
+   * (its UID, which its slices' owner reference names) and says the same offering.
+   */
+  static boolean samePlanInputs(Node before, Node after) {
+    if (before == null || before.getMetadata() == null || after.getMetadata() == null) {
+      return false;
+    }
+    return Objects.equals(before.getMetadata().getUid(), after.getMetadata().getUid())
+        && Objects.equals(offeringOf(before), offeringOf(after));
   }
 
-  /**
-   * {@link #inform}, but an update for which {@code passOver} holds (given the node and the object
-   * after it) names no node.
-   */
+  private static String offeringOf(Node node) {
+    Map<String, String> labels = node.getMetadata().getLabels();
+    return labels == null ? null : labels.get(Offering.NODE_LABEL);
+  }
+
+  private <T extends HasMetadata> SharedIndexInformer<T> inform(
+      SharedIndexInformer<T> informer, Function<T, String> nodeOf, Consumer<String> touched) {
+    return inform(informer, nodeOf, touched, (node, before, after) -> false);
+  }
+
+  /** Which updates name no node: given the node, the object as cached before and after it. */
+  @FunctionalInterface
+  private interface PassOver<T> {
+    boolean test(String node, T before, T after);
+  }
+
+  /** {@link #inform}, but an update for which {@code passOver} holds names no node. */
   private <T extends HasMetadata> SharedIndexInformer<T> inform(
       SharedIndexInformer<T> informer,
       Function<T, String> nodeOf,
       Consumer<String> touched,
-      BiPredicate<String, T> passOver) {
+      PassOver<T> passOver) {
     informer.addEventHandler(
         new ResourceEventHandler<>() {
           @Override
@@ -289,7 +321,7 @@ final class PoolInformers implements AutoCloseable {
           @Override
           public void onUpdate(T before, T after) {
             String node = nodeOf.apply(after);
-            if (node != null && !passOver.test(node, after)) {
+            if (node != null && !passOver.test(node, before, after)) {
               touched.accept(node);
             }
           }

@@ -7,9 +7,9 @@ import java.util.OptionalLong;
 
 /**
  * A slice's pool and generation as the controller reads them from its cache (pure). The cache holds
- * slices' metadata only, as the API server sends it ({@link MetadataSliceInformer}), so the
- * controller writes both on every slice as annotations too; a slice written before it did says its
- * pool only through its owner Node, and its generation only in its spec, which must be read.
+ * slices' metadata only, as the API server sends it ({@link MetadataInformers}), so the controller
+ * writes both on every slice as annotations too; a slice written before it did says its pool only
+ * through its owner Node, and its generation only in its spec, which must be read.
  */
 final class SlicePool {
   /** The pool (its node) a slice belongs to, as an annotation. */

@@ -23,8 +23,8 @@ import java.util.Objects;
  * skipped when that slice already says what was rendered, and counted apart from rejections. Any
  * other refusal stops the node's writes and goes back to the queue's backoff.
  *
- * <p>The controller gives it the client of {@link SliceMetadataClient}: the answer to each write
- * and the read after a conflict carry the slice's metadata only, which is all this reads of them.
+ * <p>The controller gives it the client of {@link MetadataClient}: the answer to each write and the
+ * read after a conflict carry the slice's metadata only, which is all this reads of them.
  */
 public final class SliceWriter {
   /** Thrown when the API server refused a write; the node is retried after its backoff. */

@@ -2,6 +2,9 @@ package dev.tessera.controller.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tessera.controller.render.Offering;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -21,12 +24,12 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Which plugin Lease events name their node, against fabric8's CRUD mock API server: every one,
- * except a renewal of a node whose pool is settled with its plugin alive, which the renewal keeps
- * alive.
+ * Which plugin Lease and Node events name their node, against fabric8's CRUD mock API server: every
+ * one, except a renewal of a node whose pool is settled with its plugin alive, which the renewal
+ * keeps alive, and a Node's update that leaves its UID and offering label as they were.
  */
 @EnableKubernetesMockClient(crud = true)
-class PoolInformersLeaseIT {
+class PoolInformersEventsIT {
   private static final String NAMESPACE = "kube-node-lease";
 
   KubernetesClient client;
@@ -35,12 +38,12 @@ class PoolInformersLeaseIT {
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   private final Set<String> settledAlive = ConcurrentHashMap.newKeySet();
   private final LinkedBlockingQueue<String> named = new LinkedBlockingQueue<>();
-  private SliceMetadataClient sliceMetadata;
+  private MetadataClient metadata;
   private PoolInformers informers;
 
   @BeforeEach
   void start() {
-    sliceMetadata = new SliceMetadataClient(client);
+    metadata = new MetadataClient(client);
     informers =
         new PoolInformers(
             client,
@@ -56,14 +59,14 @@ class PoolInformersLeaseIT {
             new ReportedNodes(JsonMapper.builder().build()),
             clock,
             metrics,
-            sliceMetadata);
+            metadata);
     informers.start(named::add, settledAlive::contains);
   }
 
   @AfterEach
   void stop() {
     informers.close();
-    sliceMetadata.close();
+    metadata.close();
   }
 
   @Test
@@ -94,6 +97,90 @@ class PoolInformersLeaseIT {
     client.leases().inNamespace(NAMESPACE).resource(lease).delete();
     assertThat(named.poll(10, TimeUnit.SECONDS)).as("a deleted Lease").isEqualTo("node-a");
     assertThat(settledRenewals()).isEqualTo(1);
+  }
+
+  @Test
+  void aNodeUpdateNamesItsNodeOnlyWhenItsOfferingOrUidChanged() throws Exception {
+    var node =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("node-b")
+                    .addToLabels(Offering.NODE_LABEL, "exclusive")
+                    .endMetadata()
+                    .build())
+            .create();
+    assertThat(named.poll(10, TimeUnit.SECONDS)).as("a new Node").isEqualTo("node-b");
+
+    // As the kubelet updates its Node: the status and another label change, the offering does not.
+    node =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder(node)
+                    .editMetadata()
+                    .addToLabels("topology.kubernetes.io/zone", "z1")
+                    .endMetadata()
+                    .withNewStatus()
+                    .addNewCondition()
+                    .withType("Ready")
+                    .withStatus("True")
+                    .endCondition()
+                    .endStatus()
+                    .build())
+            .update();
+    awaitUnchangedNodes(1);
+    assertThat(named).as("a status update").isEmpty();
+
+    node =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder(node)
+                    .editMetadata()
+                    .addToLabels(Offering.NODE_LABEL, "shared")
+                    .endMetadata()
+                    .build())
+            .update();
+    assertThat(named.poll(10, TimeUnit.SECONDS)).as("a new offering").isEqualTo("node-b");
+
+    node =
+        client
+            .nodes()
+            .resource(
+                new NodeBuilder(node)
+                    .editMetadata()
+                    .removeFromLabels(Offering.NODE_LABEL)
+                    .endMetadata()
+                    .build())
+            .update();
+    assertThat(named.poll(10, TimeUnit.SECONDS))
+        .as("the offering label removed")
+        .isEqualTo("node-b");
+
+    client.nodes().resource(node).delete();
+    assertThat(named.poll(10, TimeUnit.SECONDS)).as("a deleted Node").isEqualTo("node-b");
+    assertThat(unchangedNodes()).isEqualTo(1);
+  }
+
+  @Test
+  void aNodeOfTheSameNameButAnotherUidIsAChange() {
+    var before = node("uid-1", "exclusive");
+    assertThat(PoolInformers.samePlanInputs(before, node("uid-1", "exclusive"))).isTrue();
+    assertThat(PoolInformers.samePlanInputs(before, node("uid-2", "exclusive"))).isFalse();
+    assertThat(PoolInformers.samePlanInputs(before, node("uid-1", "shared"))).isFalse();
+    assertThat(PoolInformers.samePlanInputs(before, node("uid-1", null))).isFalse();
+    assertThat(PoolInformers.samePlanInputs(null, node("uid-1", "exclusive"))).isFalse();
+  }
+
+  private static Node node(String uid, String offering) {
+    var builder = new NodeBuilder().withNewMetadata().withName("node-c").withUid(uid).endMetadata();
+    if (offering != null) {
+      builder.editMetadata().addToLabels(Offering.NODE_LABEL, offering).endMetadata();
+    }
+    return builder.build();
   }
 
   private Lease write(Lease lease) {
@@ -127,6 +214,18 @@ class PoolInformersLeaseIT {
 
   private double settledRenewals() {
     return metrics.counter("tessera.controller.lease.renewals.settled").count();
+  }
+
+  private double unchangedNodes() {
+    return metrics.counter("tessera.controller.node.updates.unchanged").count();
+  }
+
+  private void awaitUnchangedNodes(int count) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (unchangedNodes() < count && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(unchangedNodes()).as("Node updates passed over").isEqualTo(count);
   }
 
   private void awaitSettledRenewals(int count) throws InterruptedException {

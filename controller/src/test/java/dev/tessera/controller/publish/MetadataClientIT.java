@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * writes ask for metadata, their answers are taken, and a conflict is read again as metadata and
  * skipped when the slice already says what was rendered.
  */
-class SliceMetadataClientIT {
+class MetadataClientIT {
   private static final String ONE = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
@@ -94,7 +94,7 @@ class SliceMetadataClientIT {
   @Test
   void writesAskForMetadataAndTakeItsAnswers() throws Exception {
     try (var client = server.createClient();
-        var metadata = new SliceMetadataClient(client)) {
+        var metadata = new MetadataClient(client)) {
       var writer = new SliceWriter(metadata.client(), metrics);
       ResourceSlice slice = slice();
 
