@@ -18,9 +18,12 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
@@ -124,7 +127,8 @@ public final class ControllerScaleBenchmark {
       double renewSecondHalfCpuSeconds,
       Cpu renewCpu,
       Map<String, Long> renewReconciles,
-      long renewalsSettled) {
+      long renewalsSettled,
+      NodeStatusRound statusRound) {
 
     String table() {
       return String.format(
@@ -158,7 +162,11 @@ public final class ControllerScaleBenchmark {
               + "| CPU while the Leases were renewed: controller (per renewal) / kube-apiserver /"
               + " etcd / this JVM | %.1f s (%.0f µs) / %.1f / %.1f / %.1f s |%n"
               + "| of which the window's second half (the renewal path compiled): controller"
-              + " (per renewal) | %.1f s (%.0f µs) |%n",
+              + " (per renewal) | %.1f s (%.0f µs) |%n"
+              + "| then every Node's status updated once, as its kubelet does: updates / seconds /"
+              + " slice writes / reconciles by outcome / updates that named no node | %d / %.1f /"
+              + " %d / %s / %d |%n"
+              + "| CPU for those updates: controller (per update) | %.1f s (%.0f µs) |%n",
           nodes,
           offering.label(),
           slices,
@@ -207,7 +215,14 @@ public final class ControllerScaleBenchmark {
           renewCpu.self(),
           renewSecondHalfCpuSeconds,
           perRenewalMicros(
-              renewSecondHalfCpuSeconds, renewals.renewed() - renewals.renewedAtHalf()));
+              renewSecondHalfCpuSeconds, renewals.renewed() - renewals.renewedAtHalf()),
+          statusRound.updates(),
+          statusRound.seconds(),
+          statusRound.writeLines().size(),
+          statusRound.reconciles(),
+          statusRound.unchanged(),
+          statusRound.controllerCpuSeconds(),
+          perRenewalMicros(statusRound.controllerCpuSeconds(), statusRound.updates()));
     }
 
     private static double perRenewalMicros(double cpuSeconds, long renewed) {
@@ -386,6 +401,7 @@ public final class ControllerScaleBenchmark {
       Cpu renewApiCpu = Cpu.now().minus(beforeRenewals);
       List<String> renewWriteLines = publishLinesAfter(controller.log(), renewWritesBefore);
       String metricsAfter = controller.metrics();
+      NodeStatusRound statusRound = nodeStatusRound(controller, nodes, metricsAfter);
       var renewReconciles = new java.util.TreeMap<String, Long>();
       reconciles(metricsAfter)
           .forEach(
@@ -422,7 +438,8 @@ public final class ControllerScaleBenchmark {
           renewSecondHalfCpu,
           renewApiCpu,
           renewReconciles,
-          settledRenewals(metricsAfter) - settledBefore);
+          settledRenewals(metricsAfter) - settledBefore,
+          statusRound);
     }
   }
 
@@ -440,6 +457,66 @@ public final class ControllerScaleBenchmark {
    */
   private static long settledRenewals(String metrics) {
     Matcher m = SETTLED_RENEWALS.matcher(metrics);
+    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+  }
+
+  /**
+   * One round of Node status updates: what the controller wrote, reconciled and passed over for
+   * them, and the CPU it spent from the first update until 10 s after the last.
+   */
+  record NodeStatusRound(
+      int updates,
+      double seconds,
+      List<String> writeLines,
+      Map<String, Long> reconciles,
+      long unchanged,
+      double controllerCpuSeconds) {}
+
+  /**
+   * Updates every Node's status once (its conditions' heartbeat, as a kubelet's status update),
+   * then waits 10 s: each update is an event of the controller's Node watch; none changes what a
+   * plan reads.
+   */
+  private NodeStatusRound nodeStatusRound(
+      ControllerProcess controller, int nodes, String metricsBefore) throws Exception {
+    long writesBefore = publishLines(controller.log());
+    Map<String, Long> reconcilesBefore = reconciles(metricsBefore);
+    long unchangedBefore = counter(UNCHANGED_NODES, metricsBefore);
+    double cpuBefore = controller.cpuSeconds();
+    long start = System.nanoTime();
+    List<Future<?>> updates = new ArrayList<>();
+    for (int n = 0; n < nodes; n++) {
+      String name = PREFIX + n;
+      updates.add(pool.submit(() -> patchNodeStatus(client, name)));
+    }
+    for (Future<?> f : updates) {
+      f.get();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    // The same wait for every controller, whether it counts what it passed over or not.
+    Thread.sleep(Duration.ofSeconds(10));
+    double cpu = controller.cpuSeconds() - cpuBefore;
+    String metricsAfter = controller.metrics();
+    var byOutcome = new java.util.TreeMap<String, Long>();
+    reconciles(metricsAfter)
+        .forEach(
+            (outcome, count) ->
+                byOutcome.put(outcome, count - reconcilesBefore.getOrDefault(outcome, 0L)));
+    return new NodeStatusRound(
+        nodes,
+        seconds,
+        publishLinesAfter(controller.log(), writesBefore),
+        byOutcome,
+        counter(UNCHANGED_NODES, metricsAfter) - unchangedBefore,
+        cpu);
+  }
+
+  private static final Pattern UNCHANGED_NODES =
+      Pattern.compile("(?m)^tessera_controller_node_updates_unchanged_total\\S* (\\S+)$");
+
+  /** A counter of the controller's metrics' text; 0 where it has none. */
+  private static long counter(Pattern counter, String metrics) {
+    Matcher m = counter.matcher(metrics);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
   }
 
@@ -569,9 +646,10 @@ public final class ControllerScaleBenchmark {
   }
 
   /**
-   * A node as the controller meets it: the Node labelled with its offering, its GpuNode (owned by
-   * the Node) reporting {@code inventory}, and its plugin's Lease in {@code leaseNamespace}, held
-   * for an hour by {@code holder}. Returns the Node's UID.
+   * A node as the controller meets it: the Node labelled with its offering and with a status as its
+   * kubelet writes it ({@link KubeletNodeStatus}), its GpuNode (owned by the Node) reporting {@code
+   * inventory}, and its plugin's Lease in {@code leaseNamespace}, held for an hour by {@code
+   * holder}. Returns the Node's UID.
    */
   static String seedNode(
       KubernetesClient client,
@@ -591,6 +669,7 @@ public final class ControllerScaleBenchmark {
                     .endMetadata()
                     .build())
             .create();
+    patchNodeStatus(client, name);
     var gpuNodes = client.genericKubernetesResources(GpuNodeReporter.GPU_NODES);
     var gpuNode =
         new GenericKubernetesResourceBuilder()
@@ -633,6 +712,24 @@ public final class ControllerScaleBenchmark {
                 .build())
         .create();
     return node.getMetadata().getUid();
+  }
+
+  /**
+   * Writes the Node's status as its kubelet would now ({@link KubeletNodeStatus}), as a merge
+   * patch, not a replace: the node lifecycle controller writes a new Node at once.
+   */
+  static void patchNodeStatus(KubernetesClient client, String name) {
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withStatus(KubeletNodeStatus.of(name, Instant.now()))
+                .build())
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON_MERGE));
   }
 
   private static final Pattern OFFERINGS_PENDING =

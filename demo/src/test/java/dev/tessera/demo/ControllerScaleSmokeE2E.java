@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster's API server at the size of a test (3 nodes, mig-dynamic). The measured controller runs
  * under its own driver name, Lease namespace and election namespace, so whatever Tessera the suite
  * runs beside it neither leads for it nor publishes its nodes. Every pool is published, nothing is
- * written while nothing changes nor while every plugin renews its Lease, and nothing it made is
- * left.
+ * written while nothing changes, while every plugin renews its Lease, nor after every Node's status
+ * is updated, and nothing it made is left.
  */
 class ControllerScaleSmokeE2E {
   private static final int NODES = 3;
@@ -63,6 +63,13 @@ class ControllerScaleSmokeE2E {
             .isLessThan(figures.renewals().renewed());
         assertThat(figures.renewWriteLines()).as("writes while the Leases are renewed").isEmpty();
         assertThat(figures.renewalsSettled()).as("renewals passed over").isPositive();
+        // Every Node's status updated as its kubelet does: the controller watches Nodes as
+        // metadata, and passes each update over, for none changes a Node's UID or offering.
+        assertThat(figures.statusRound().updates()).as("Node status updates").isEqualTo(NODES);
+        assertThat(figures.statusRound().unchanged())
+            .as("Node updates passed over")
+            .isGreaterThanOrEqualTo(NODES);
+        assertThat(figures.statusRound().writeLines()).as("writes after them").isEmpty();
         assertThat(figures.rssConvergedKib()).as("controller RSS").isPositive();
         assertThat(figures.table()).contains("| ResourceSlices published | " + figures.slices());
       } finally {
