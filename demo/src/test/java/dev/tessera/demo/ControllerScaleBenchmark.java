@@ -39,11 +39,12 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The controller at fleet scale against the real API server of the local cluster: {@code nodes}
- * Node objects, each with a GpuNode of 8 simulated H100s (own UUIDs) and a live plugin Lease, in
- * one offering. Starts the controller (the shaded jar, production flags plus {@code -Xmx}),
- * measures the time until every pool is published, the controller's RSS (current and peak), and the
- * API writes during two resyncs with nothing changed. Prints a Markdown table. Run it with {@code
- * hack/bench-controller-scale}; it removes what it created.
+ * Node objects, each with a kubelet's status, a GpuNode of 8 simulated H100s (own UUIDs) and a live
+ * plugin Lease, in one offering. Starts the controller (the shaded jar, production flags plus
+ * {@code -Xmx}), measures the time until every pool is published, the controller's RSS (current and
+ * peak), and the API writes and its CPU during two resyncs with nothing changed, while every plugin
+ * Lease is renewed, and after every Node's status is updated once. Prints a Markdown table. Run it
+ * with {@code hack/bench-controller-scale}; it removes what it created.
  *
  * <p>Beside it, in the same run and before the controller starts, the API server's own rate for the
  * same slices: a plain client creating every node's pool as the controller renders it, 16 nodes in
