@@ -403,11 +403,7 @@ public final class ControllerScaleBenchmark {
       List<String> renewWriteLines = publishLinesAfter(controller.log(), renewWritesBefore);
       String metricsAfter = controller.metrics();
       NodeStatusRound statusRound = nodeStatusRound(controller, nodes, metricsAfter);
-      var renewReconciles = new java.util.TreeMap<String, Long>();
-      reconciles(metricsAfter)
-          .forEach(
-              (outcome, count) ->
-                  renewReconciles.put(outcome, count - reconcilesBefore.getOrDefault(outcome, 0L)));
+      Map<String, Long> renewReconciles = reconcilesSince(reconcilesBefore, metricsAfter);
       return new Figures(
           nodes,
           offering,
@@ -498,16 +494,11 @@ public final class ControllerScaleBenchmark {
     Thread.sleep(Duration.ofSeconds(10));
     double cpu = controller.cpuSeconds() - cpuBefore;
     String metricsAfter = controller.metrics();
-    var byOutcome = new java.util.TreeMap<String, Long>();
-    reconciles(metricsAfter)
-        .forEach(
-            (outcome, count) ->
-                byOutcome.put(outcome, count - reconcilesBefore.getOrDefault(outcome, 0L)));
     return new NodeStatusRound(
         nodes,
         seconds,
         publishLinesAfter(controller.log(), writesBefore),
-        byOutcome,
+        reconcilesSince(reconcilesBefore, metricsAfter),
         counter(UNCHANGED_NODES, metricsAfter) - unchangedBefore,
         cpu);
   }
@@ -519,6 +510,15 @@ public final class ControllerScaleBenchmark {
   private static long counter(Pattern counter, String metrics) {
     Matcher m = counter.matcher(metrics);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+  }
+
+  /** The controller's reconciles since {@code before}, by outcome (from its metrics' text). */
+  private static Map<String, Long> reconcilesSince(Map<String, Long> before, String metrics) {
+    var byOutcome = new java.util.TreeMap<String, Long>();
+    reconciles(metrics)
+        .forEach(
+            (outcome, count) -> byOutcome.put(outcome, count - before.getOrDefault(outcome, 0L)));
+    return byOutcome;
   }
 
   /** The controller's reconciles so far, by outcome (from its metrics' text). */

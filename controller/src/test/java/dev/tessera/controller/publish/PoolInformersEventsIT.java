@@ -134,28 +134,10 @@ class PoolInformersEventsIT {
     awaitUnchangedNodes(1);
     assertThat(named).as("a status update").isEmpty();
 
-    node =
-        client
-            .nodes()
-            .resource(
-                new NodeBuilder(node)
-                    .editMetadata()
-                    .addToLabels(Offering.NODE_LABEL, "shared")
-                    .endMetadata()
-                    .build())
-            .update();
+    node = update(new NodeBuilder(node).editMetadata().addToLabels(Offering.NODE_LABEL, "shared"));
     assertThat(named.poll(10, TimeUnit.SECONDS)).as("a new offering").isEqualTo("node-b");
 
-    node =
-        client
-            .nodes()
-            .resource(
-                new NodeBuilder(node)
-                    .editMetadata()
-                    .removeFromLabels(Offering.NODE_LABEL)
-                    .endMetadata()
-                    .build())
-            .update();
+    node = update(new NodeBuilder(node).editMetadata().removeFromLabels(Offering.NODE_LABEL));
     assertThat(named.poll(10, TimeUnit.SECONDS))
         .as("the offering label removed")
         .isEqualTo("node-b");
@@ -181,6 +163,10 @@ class PoolInformersEventsIT {
       builder.editMetadata().addToLabels(Offering.NODE_LABEL, offering).endMetadata();
     }
     return builder.build();
+  }
+
+  private Node update(NodeBuilder.MetadataNested<NodeBuilder> metadata) {
+    return client.nodes().resource(metadata.endMetadata().build()).update();
   }
 
   private Lease write(Lease lease) {
