@@ -382,7 +382,7 @@ public final class ControllerScaleBenchmark {
       long renewWritesBefore = publishLines(controller.log());
       String metricsBefore = controller.metrics();
       Map<String, Long> reconcilesBefore = reconciles(metricsBefore);
-      long settledBefore = settledRenewals(metricsBefore);
+      long settledBefore = counter(SETTLED_RENEWALS, metricsBefore);
       Cpu beforeRenewals = Cpu.now();
       double cpuBeforeRenewals = controller.cpuSeconds();
       var cpuAtHalf = new double[] {Double.NaN};
@@ -435,7 +435,7 @@ public final class ControllerScaleBenchmark {
           renewSecondHalfCpu,
           renewApiCpu,
           renewReconciles,
-          settledRenewals(metricsAfter) - settledBefore,
+          counter(SETTLED_RENEWALS, metricsAfter) - settledBefore,
           statusRound);
     }
   }
@@ -445,17 +445,9 @@ public final class ControllerScaleBenchmark {
           "(?m)^tessera_controller_reconcile_seconds_count\\{[^}]*outcome=\"([^\"]+)\"[^}]*\\}"
               + " (\\S+)$");
 
+  /** Lease renewals the controller passed over: their node settled, its plugin alive. */
   private static final Pattern SETTLED_RENEWALS =
       Pattern.compile("(?m)^tessera_controller_lease_renewals_settled_total\\S* (\\S+)$");
-
-  /**
-   * Lease renewals the controller passed over so far (from its metrics' text): their node settled,
-   * its plugin alive.
-   */
-  private static long settledRenewals(String metrics) {
-    Matcher m = SETTLED_RENEWALS.matcher(metrics);
-    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
-  }
 
   /**
    * One round of Node status updates: what the controller wrote, reconciled and passed over for
@@ -503,10 +495,11 @@ public final class ControllerScaleBenchmark {
         cpu);
   }
 
+  /** Node updates the controller passed over: UID and offering label unchanged. */
   private static final Pattern UNCHANGED_NODES =
       Pattern.compile("(?m)^tessera_controller_node_updates_unchanged_total\\S* (\\S+)$");
 
-  /** A counter of the controller's metrics' text; 0 where it has none. */
+  /** A counter so far, from the controller's metrics' text; 0 where it has none. */
   private static long counter(Pattern counter, String metrics) {
     Matcher m = counter.matcher(metrics);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;

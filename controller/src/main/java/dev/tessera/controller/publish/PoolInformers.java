@@ -217,13 +217,12 @@ final class PoolInformers implements AutoCloseable {
         leases
             .getStore()
             .getByKey(config.leaseNamespace() + "/" + NodeLeaseNames.forNode(nodeName));
-    Map<String, String> labels = node == null ? null : node.getMetadata().getLabels();
     return new NodeInputs(
         nodeName,
         reported.of(nodeName),
         node != null,
         node == null ? "" : node.getMetadata().getUid(),
-        labels == null ? null : labels.get(Offering.NODE_LABEL),
+        node == null ? null : offeringOf(node),
         alive(lease),
         slices.getIndexer().byIndex(BY_POOL, nodeName).stream()
             .filter(this::ours)
