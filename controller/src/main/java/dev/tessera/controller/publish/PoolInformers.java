@@ -16,15 +16,20 @@ import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
-import java.util.ArrayList;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The controller's view of the cluster: informers on GpuNodes, Nodes, the plugins' Leases and
@@ -32,6 +37,8 @@ import java.util.function.Predicate;
  * event is about, and reads one node's {@link NodeInputs} from the caches.
  */
 final class PoolInformers implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PoolInformers.class);
+
   /** How the generic client addresses GpuNodes (no typed model for our CRD). */
   static final ResourceDefinitionContext GPU_NODES =
       new ResourceDefinitionContext.Builder()
@@ -60,7 +67,10 @@ final class PoolInformers implements AutoCloseable {
   private final SliceGenerations generations;
   private final Counter settledRenewals;
   private final Counter unchangedNodes;
-  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+
+  /** By what each lists, in the order they were built; the start log names them. */
+  private final Map<String, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
+
   private SharedIndexInformer<Node> nodes;
   private SharedIndexInformer<Lease> leases;
   private SharedIndexInformer<ResourceSlice> slices;
@@ -141,13 +151,14 @@ final class PoolInformers implements AutoCloseable {
             touched.accept(obj.getMetadata().getName());
           }
         });
-    informers.add(gpuNodes);
+    informers.put("gpunodes", gpuNodes);
     // Nodes: their metadata only, of which the store keeps the offering label and the UID (a
     // kubelet's Node carries a large status, which the API server then neither serializes nor
     // sends). An update that changed neither names no node: the kubelet updates its Node's status
     // every few minutes on every node, and a reconcile would find the same inputs.
     nodes =
         inform(
+            "nodes",
             slim(metadataInformers.nodes(LIST_PAGE), Node.class, "metadata.labels", "metadata.uid"),
             o -> o.getMetadata().getName(),
             touched,
@@ -160,6 +171,7 @@ final class PoolInformers implements AutoCloseable {
             });
     leases =
         inform(
+            "leases",
             client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0),
             o -> NodeLeaseNames.nodeOf(o.getMetadata().getName()),
             touched,
@@ -184,12 +196,30 @@ final class PoolInformers implements AutoCloseable {
             "spec.pool");
     slices.addIndexers(Map.of(BY_POOL, s -> poolIndex(SlicePool.name(s))));
     slices.addEventHandler(generations.forgetting());
-    inform(slices, this::ownPoolOf, touched);
+    inform("resourceslices", slices, this::ownPoolOf, touched);
     // Reconciling reads every store: the caller runs nothing before all four have synced. One list
-    // after another: listing them at once gained nothing measurable at 150 nodes and raises the
-    // memory peak of a fleet's start (docs/benchmarks.md).
-    informers.forEach(i -> i.start().toCompletableFuture().join());
+    // after another: at 5,000 nodes the GpuNodes' list is most of the start, and listing the four
+    // at
+    // once took ~1 s off it but raised the controller's RSS by 44 MiB (docs/benchmarks.md).
+    informers.forEach((what, informer) -> logListed(what, informer, listed(informer).join()));
     leaseSight.restarted();
+  }
+
+  /** Starts {@code informer}; completes with the time its list took once it has synced. */
+  private CompletableFuture<Duration> listed(SharedIndexInformer<?> informer) {
+    Instant begun = clock.instant();
+    return informer
+        .start()
+        .toCompletableFuture()
+        .thenApply(synced -> Duration.between(begun, clock.instant()));
+  }
+
+  private static void logListed(String what, SharedIndexInformer<?> informer, Duration took) {
+    LOG.atInfo()
+        .addKeyValue("resource", what)
+        .addKeyValue("objects", informer.getStore().listKeys().size())
+        .addKeyValue("tookMs", took.toMillis())
+        .log("listed");
   }
 
   /** Whether the plugin that holds {@code lease} is alive now, as a reconcile would judge it. */
@@ -294,8 +324,11 @@ final class PoolInformers implements AutoCloseable {
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> inform(
-      SharedIndexInformer<T> informer, Function<T, String> nodeOf, Consumer<String> touched) {
-    return inform(informer, nodeOf, touched, (node, before, after) -> false);
+      String what,
+      SharedIndexInformer<T> informer,
+      Function<T, String> nodeOf,
+      Consumer<String> touched) {
+    return inform(what, informer, nodeOf, touched, (node, before, after) -> false);
   }
 
   /** Which updates name no node: given the node, the object as cached before and after it. */
@@ -306,6 +339,7 @@ final class PoolInformers implements AutoCloseable {
 
   /** {@link #inform}, but an update for which {@code passOver} holds names no node. */
   private <T extends HasMetadata> SharedIndexInformer<T> inform(
+      String what,
       SharedIndexInformer<T> informer,
       Function<T, String> nodeOf,
       Consumer<String> touched,
@@ -336,12 +370,12 @@ final class PoolInformers implements AutoCloseable {
             }
           }
         });
-    informers.add(informer);
+    informers.put(what, informer);
     return informer;
   }
 
   @Override
   public void close() {
-    informers.forEach(SharedIndexInformer::stop);
+    informers.values().forEach(SharedIndexInformer::stop);
   }
 }
