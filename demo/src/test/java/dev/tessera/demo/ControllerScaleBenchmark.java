@@ -1,6 +1,7 @@
 package dev.tessera.demo;
 
 import dev.tessera.api.GpuNodeNames;
+import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.publish.PoolSlices;
 import dev.tessera.controller.render.Fleets;
@@ -107,6 +108,7 @@ public final class ControllerScaleBenchmark {
       double convergeSeconds,
       double offeringsSeconds,
       double toFirstSeconds,
+      String lists,
       double writePhaseSeconds,
       long rssConvergedKib,
       long rssSteadyKib,
@@ -146,6 +148,8 @@ public final class ControllerScaleBenchmark {
               + " %.1f s |%n"
               + "| of which start to the first node published / first to last node published |"
               + " %.1f s / %.1f s (%.2f x raw) |%n"
+              + "| the informers' lists before the first write: objects, time each |"
+              + " %s |%n"
               + "| controller RSS when converged / after the idle wait / peak | %d / %d / %d MiB"
               + " (-Xmx%s) |%n"
               + "| slice writes during the idle wait (nothing changed) | %d |%n"
@@ -183,6 +187,7 @@ public final class ControllerScaleBenchmark {
           toFirstSeconds,
           writePhaseSeconds,
           raw.seconds() / writePhaseSeconds,
+          lists,
           rssConvergedKib / 1024,
           rssSteadyKib / 1024,
           peakRssKib / 1024,
@@ -414,6 +419,7 @@ public final class ControllerScaleBenchmark {
           convergeSeconds,
           offeringsSeconds,
           sinceStart(startedAt, firstWrite),
+          lists(controller.log()),
           sinceStart(firstWrite, lastWrite),
           rssConverged,
           controller.rssKib(),
@@ -628,6 +634,19 @@ public final class ControllerScaleBenchmark {
     return new Raw(counted.get(), seconds);
   }
 
+  /**
+   * The inventory as the node plugin writes it into its GpuNode's status: each MIG profile table
+   * once ({@link InventoryStatus}); with {@code -Dtessera.bench.inlineMigProfiles=true}, as plugins
+   * before decision 56 wrote it, every GPU with its own copy (to measure a controller beside it).
+   */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> statusInventory(NodeInventory inventory) {
+    Map<String, Object> record = JSON.convertValue(inventory, Map.class);
+    return Boolean.getBoolean("tessera.bench.inlineMigProfiles")
+        ? record
+        : InventoryStatus.compact(record);
+  }
+
   /** Creates the node, its GpuNode and its plugin Lease; returns the Node's UID. */
   private String createNode(Offering offering, int n) {
     return seedNode(
@@ -684,11 +703,7 @@ public final class ControllerScaleBenchmark {
     var stored = gpuNodes.resource(gpuNode).create();
     stored.setAdditionalProperty(
         "status",
-        Map.of(
-            "gpuCount",
-            inventory.gpus().size(),
-            "inventory",
-            JSON.convertValue(inventory, Map.class)));
+        Map.of("gpuCount", inventory.gpus().size(), "inventory", statusInventory(inventory)));
     gpuNodes.resource(stored).updateStatus();
     client
         .leases()
@@ -821,6 +836,22 @@ public final class ControllerScaleBenchmark {
       }
     }
     return nodes;
+  }
+
+  private static final Pattern LISTED =
+      Pattern.compile(
+          " listed .*resource=\"([^\"]+)\".* objects=\"?(\\d+)\"?.* tookMs=\"?(\\d+)\"?");
+
+  /** What the controller's log says each informer listed at its start, and how long it took. */
+  private static String lists(Path log) throws java.io.IOException {
+    var lists = new ArrayList<String>();
+    for (String line : Files.readAllLines(log)) {
+      Matcher m = LISTED.matcher(line);
+      if (m.find()) {
+        lists.add(m.group(1) + " " + m.group(2) + " in " + m.group(3) + " ms");
+      }
+    }
+    return lists.isEmpty() ? "not logged" : String.join(", ", lists);
   }
 
   private static long publishLines(Path log) throws java.io.IOException {

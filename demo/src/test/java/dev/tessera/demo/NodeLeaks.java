@@ -2,6 +2,7 @@ package dev.tessera.demo;
 
 import dev.tessera.api.DeviceName;
 import dev.tessera.api.DriverNames;
+import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.DesiredSlice;
@@ -486,7 +487,8 @@ final class NodeLeaks {
     }
     return s.get("inventory") == null
         ? null
-        : json.convertValue(s.get("inventory"), NodeInventory.class);
+        : json.convertValue(
+            InventoryStatus.expand((Map<?, ?>) s.get("inventory")), NodeInventory.class);
   }
 
   /** The UUIDs of devices prepared with {@code sharing} for live claims. */

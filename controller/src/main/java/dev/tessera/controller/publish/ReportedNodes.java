@@ -1,6 +1,7 @@
 package dev.tessera.controller.publish;
 
 import dev.tessera.api.health.NodeHealth;
+import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.util.Map;
@@ -151,11 +152,15 @@ final class ReportedNodes {
 
   /** The inventory the node plugin reported, or null while it has reported none. */
   private NodeInventory inventory(Map<?, ?> status) throws RejectedReport {
-    if (status.get("inventory") == null) {
+    Object inventory = status.get("inventory");
+    if (inventory == null) {
       return null;
     }
+    if (!(inventory instanceof Map<?, ?> fields)) {
+      throw new RejectedReport("the inventory is not an object", null);
+    }
     try {
-      return json.convertValue(status.get("inventory"), NodeInventory.class);
+      return json.convertValue(InventoryStatus.expand(fields), NodeInventory.class);
     } catch (RuntimeException e) {
       throw new RejectedReport("cannot read the inventory: " + e.getMessage(), e);
     }

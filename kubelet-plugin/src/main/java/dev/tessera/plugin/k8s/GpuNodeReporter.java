@@ -3,6 +3,7 @@ package dev.tessera.plugin.k8s;
 import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.health.NodeHealth;
 import dev.tessera.api.inventory.Gpu;
+import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.claim.PreparedClaims;
 import dev.tessera.plugin.prepare.ClaimHolders;
@@ -241,7 +242,10 @@ public final class GpuNodeReporter implements AutoCloseable, ClaimHolders {
     status.put(
         "product", products.size() == 1 ? products.get(0) : products.isEmpty() ? "" : "mixed");
     status.put("observedTime", observedTime);
-    status.put("inventory", json.convertValue(inventory, Map.class));
+    // Each distinct MIG profile table once (InventoryStatus says why).
+    @SuppressWarnings("unchecked")
+    Map<String, Object> record = json.convertValue(inventory, Map.class);
+    status.put("inventory", InventoryStatus.compact(record));
     status.put("unhealthyDevices", health.unhealthyCount());
     status.put("health", json.convertValue(health, Map.class));
     NodeUsage usage = NodeUsage.of(nodeName, inventory, health, claims.get(), Map.copyOf(pods));

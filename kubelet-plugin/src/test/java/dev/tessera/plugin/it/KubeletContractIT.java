@@ -87,6 +87,17 @@ class KubeletContractIT {
                   .containsEntry("product", "NVIDIA H100 80GB HBM3");
               assertThat(json.writeValueAsString(status.get("inventory")))
                   .contains("\"migMode\":\"ENABLED\"");
+              // The 4 H100s' MIG profile table once, each GPU naming it (decision 56).
+              var inventory = (Map<?, ?>) status.get("inventory");
+              assertThat((List<?>) inventory.get("migProfileTables")).hasSize(1);
+              assertThat((List<?>) inventory.get("gpus"))
+                  .hasSize(4)
+                  .allSatisfy(
+                      gpu -> {
+                        var fields = (Map<?, ?>) gpu;
+                        assertThat(fields.get("migProfileTable")).isEqualTo(0);
+                        assertThat(fields.get("migProfiles")).isEqualTo(List.of());
+                      });
             });
     await()
         .atMost(Duration.ofSeconds(10))
