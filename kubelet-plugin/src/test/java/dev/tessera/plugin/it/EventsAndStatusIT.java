@@ -7,6 +7,10 @@ import static dev.tessera.plugin.Fixtures.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tessera.api.health.DeviceHealth;
+import dev.tessera.api.health.DeviceProblem;
+import dev.tessera.api.health.NodeHealth;
+import dev.tessera.api.health.TaintEffect;
 import dev.tessera.plugin.app.KubeletPlugin;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import io.fabric8.kubernetes.api.model.Event;
@@ -15,6 +19,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenc
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -210,5 +215,54 @@ class EventsAndStatusIT {
                 assertThat(gpuNodeStatus())
                     .containsEntry("gpusFree", 0)
                     .containsEntry("offering", "shared"));
+  }
+
+  /**
+   * Changes that come within the status write's hold make one write, of the latest (a write follows
+   * every prepare and unprepare; each written as soon as the last returned, their number grew with
+   * the API server's speed).
+   */
+  @Test
+  void healthChangesCloseTogetherMakeOneStatusWriteOfTheLatest() throws Exception {
+    var reporter = node.plugin().context().getBean(GpuNodeReporter.class);
+    await().atMost(Duration.ofSeconds(10)).until(() -> gpuNodeStatus().containsKey("inventory"));
+    Thread.sleep(300);
+    node.api().drainRequests();
+
+    for (int i = 0; i < 4; i++) {
+      reporter.reportHealth(i % 2 == 0 ? xid("gpu-1", "43") : NodeHealth.ALL_HEALTHY);
+      Thread.sleep(15);
+    }
+    reporter.reportHealth(xid("gpu-0", "79"));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(gpuNodeStatus().get("health").toString())
+                    .contains("gpu-0")
+                    .contains("79")
+                    .doesNotContain("gpu-1"));
+    Thread.sleep(300);
+    long writes =
+        node.api().drainRequests().stream()
+            .filter(r -> r.startsWith("PATCH") && r.contains("/gpunodes/node-a/status"))
+            .count();
+    assertThat(writes).as("status writes for 5 changes within ~60 ms").isBetween(1L, 2L);
+  }
+
+  private static NodeHealth xid(String device, String xid) {
+    return new NodeHealth(
+        List.of(
+            new DeviceHealth(
+                device,
+                List.of(
+                    new DeviceProblem(
+                        "gpu.tessera.dev/xid",
+                        xid,
+                        TaintEffect.NO_SCHEDULE,
+                        "XID " + xid,
+                        Instant.parse("2026-12-05T12:00:00Z"),
+                        null)))));
   }
 }
