@@ -229,11 +229,13 @@ class EventsAndStatusIT {
     Thread.sleep(300);
     node.api().drainRequests();
 
+    long first = System.nanoTime();
     for (int i = 0; i < 4; i++) {
       reporter.reportHealth(i % 2 == 0 ? xid("gpu-1", "43") : NodeHealth.ALL_HEALTHY);
       Thread.sleep(15);
     }
     reporter.reportHealth(xid("gpu-0", "79"));
+    long spanMillis = (System.nanoTime() - first) / 1_000_000;
 
     await()
         .atMost(Duration.ofSeconds(10))
@@ -248,7 +250,10 @@ class EventsAndStatusIT {
         node.api().drainRequests().stream()
             .filter(r -> r.startsWith("PATCH") && r.contains("/gpunodes/node-a/status"))
             .count();
-    assertThat(writes).as("status writes for 5 changes within ~60 ms").isBetween(1L, 2L);
+    // One write per 100 ms hold the changes spanned (a loaded box sleeps longer than asked).
+    assertThat(writes)
+        .as("status writes for 5 changes within %d ms", spanMillis)
+        .isBetween(1L, 1 + spanMillis / 100);
   }
 
   private static NodeHealth xid(String device, String xid) {
