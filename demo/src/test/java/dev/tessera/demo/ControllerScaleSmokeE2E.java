@@ -71,6 +71,14 @@ class ControllerScaleSmokeE2E {
             .isGreaterThanOrEqualTo(NODES);
         assertThat(figures.statusRound().writeLines()).as("writes after them").isEmpty();
         assertThat(figures.rssConvergedKib()).as("controller RSS").isPositive();
+        // The controller's log says what each informer listed at its start, and the benchmark reads
+        // it.
+        assertThat(figures.lists())
+            .as("the start's lists")
+            .contains("gpunodes " + NODES + " in ")
+            .contains("nodes ")
+            .contains("leases ")
+            .contains("resourceslices ");
         assertThat(figures.table()).contains("| ResourceSlices published | " + figures.slices());
       } finally {
         bench.cleanUp();
