@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -200,24 +199,18 @@ final class PoolInformers implements AutoCloseable {
     // Reconciling reads every store: the caller runs nothing before all four have synced. One list
     // after another: at 5,000 nodes the GpuNodes' list is most of the start; listing the four at
     // once took 1.3 s off it in one run, and 44 MiB onto the RSS (docs/benchmarks.md).
-    informers.forEach((what, informer) -> logListed(what, informer, listed(informer).join()));
+    informers.forEach(this::list);
     leaseSight.restarted();
   }
 
-  /** Starts {@code informer}; completes with the time its list took once it has synced. */
-  private CompletableFuture<Duration> listed(SharedIndexInformer<?> informer) {
+  /** Starts {@code informer}, waits until it has synced, and logs what it listed and how long. */
+  private void list(String what, SharedIndexInformer<?> informer) {
     Instant begun = clock.instant();
-    return informer
-        .start()
-        .toCompletableFuture()
-        .thenApply(synced -> Duration.between(begun, clock.instant()));
-  }
-
-  private static void logListed(String what, SharedIndexInformer<?> informer, Duration took) {
+    informer.start().toCompletableFuture().join();
     LOG.atInfo()
         .addKeyValue("resource", what)
         .addKeyValue("objects", informer.getStore().listKeys().size())
-        .addKeyValue("tookMs", took.toMillis())
+        .addKeyValue("tookMs", Duration.between(begun, clock.instant()).toMillis())
         .log("listed");
   }
 

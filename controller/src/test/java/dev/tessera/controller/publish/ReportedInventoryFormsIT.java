@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +27,7 @@ class ReportedInventoryFormsIT {
     NodeInventory h100 = node("H100-SXM5-80GB", 8);
     Map<String, Object> compact = InventoryStatus.compact(record(h100));
 
-    assertThat(nodes.update(gpuNode(compact))).isTrue();
+    assertThat(nodes.update(ReportedNodesTest.gpuNode(Map.of("inventory", compact)))).isTrue();
 
     assertThat(nodes.of("node-a").orElseThrow().inventory()).isEqualTo(h100);
     assertThat((List<?>) compact.get("migProfileTables")).hasSize(1);
@@ -42,7 +40,7 @@ class ReportedInventoryFormsIT {
   void anOlderPluginsInlineTablesReadAsBefore() throws Exception {
     NodeInventory h100 = node("H100-SXM5-80GB", 2);
 
-    assertThat(nodes.update(gpuNode(record(h100)))).isTrue();
+    assertThat(nodes.update(ReportedNodesTest.gpuNode(Map.of("inventory", record(h100))))).isTrue();
 
     assertThat(nodes.of("node-a").orElseThrow().inventory()).isEqualTo(h100);
   }
@@ -56,7 +54,7 @@ class ReportedInventoryFormsIT {
     gpus.set(1, second);
     compact.put("gpus", gpus);
 
-    nodes.update(gpuNode(compact));
+    nodes.update(ReportedNodesTest.gpuNode(Map.of("inventory", compact)));
 
     assertThat(nodes.of("node-a")).isEmpty();
     assertThat(nodes.rejectedNodes()).isEqualTo(1);
@@ -65,14 +63,5 @@ class ReportedInventoryFormsIT {
   @SuppressWarnings("unchecked")
   private static Map<String, Object> record(NodeInventory inventory) {
     return JSON.convertValue(inventory, Map.class);
-  }
-
-  private static GenericKubernetesResource gpuNode(Map<String, Object> inventory) {
-    var gpuNode = new GenericKubernetesResource();
-    gpuNode.setApiVersion("gpu.tessera.dev/v1alpha1");
-    gpuNode.setKind("GpuNode");
-    gpuNode.setMetadata(new ObjectMetaBuilder().withName("node-a").withUid("uid-a").build());
-    gpuNode.setAdditionalProperty("status", Map.of("inventory", inventory));
-    return gpuNode;
   }
 }

@@ -134,7 +134,8 @@ class ReportedNodesTest {
     return status;
   }
 
-  private static GenericKubernetesResource gpuNode(Object status) {
+  /** GpuNode node-a (UID uid-a) with {@code status}; also the inventory forms' IT's. */
+  static GenericKubernetesResource gpuNode(Object status) {
     var gpuNode = new GenericKubernetesResource();
     gpuNode.setApiVersion("gpu.tessera.dev/v1alpha1");
     gpuNode.setKind("GpuNode");
