@@ -2,8 +2,10 @@ package dev.tessera.controller.publish;
 
 import dev.tessera.api.health.NodeHealth;
 import dev.tessera.api.inventory.InventoryStatus;
+import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -11,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -42,6 +45,8 @@ final class ReportedNodes {
       return inventory == other.inventory && health == other.health && uid.equals(other.uid);
     }
   }
+
+  private static final TypeReference<List<MigProfile>> PROFILE_TABLE = new TypeReference<>() {};
 
   private final JsonMapper json;
   private final Map<String, Reported> byNode = new ConcurrentHashMap<>();
@@ -119,7 +124,7 @@ final class ReportedNodes {
     if (before != null && before.inventory().equals(inventory) && before.health().equals(health)) {
       return new Reported(before.inventory(), before.health(), uid, offering);
     }
-    return new Reported(profiles.share(inventory), health, uid, offering);
+    return new Reported(inventory, health, uid, offering);
   }
 
   /** Why a GpuNode's status is not taken. */
@@ -160,7 +165,10 @@ final class ReportedNodes {
       throw new RejectedReport("the inventory is not an object", null);
     }
     try {
-      return json.convertValue(InventoryStatus.expand(fields), NodeInventory.class);
+      return profiles.read(
+          InventoryStatus.expand(fields),
+          raw -> json.convertValue(raw, NodeInventory.class),
+          raw -> json.convertValue(raw, PROFILE_TABLE));
     } catch (RuntimeException e) {
       throw new RejectedReport("cannot read the inventory: " + e.getMessage(), e);
     }

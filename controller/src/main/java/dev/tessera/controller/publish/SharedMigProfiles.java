@@ -3,43 +3,103 @@ package dev.tessera.controller.publish;
 import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
- * One copy of each GPU model's MIG profile table for the whole fleet. Every reported H100 carries
- * the same 7 profiles and 25 placements; parsed per GPU they were most of the controller's heap
- * (5,000 nodes of 8 H100s: 1,000,000 placements and 280,000 profiles, ~45 MB of a ~140 MB live set,
- * issue 13). Equal tables are replaced by the first one seen; the records are immutable, so sharing
- * them changes nothing a reader can see.
+ * One copy of each GPU model's MIG profile table for the whole fleet, read once. Every reported
+ * H100 carries the same 7 profiles and 25 placements: parsed per GPU they were most of the
+ * controller's heap (5,000 nodes of 8 H100s: 1,000,000 placements and 280,000 profiles, ~45 MB of a
+ * ~140 MB live set), and reading them per GPU was most of the time a report took to read — 8 tables
+ * a node, through Jackson, on the informers' thread at a fleet's start (issue 13,
+ * docs/benchmarks.md). A table equal to one read before, as JSON maps, is given that one's records;
+ * the records are immutable, so sharing them changes nothing a reader can see.
  */
 final class SharedMigProfiles {
-  /** Distinct tables a fleet has (a few GPU models); past this a table is kept as parsed. */
+  /** Distinct tables a fleet has (a few GPU models); past this a table is read and kept apart. */
   private static final int MAX_TABLES = 256;
 
-  private final Map<List<MigProfile>, List<MigProfile>> tables = new ConcurrentHashMap<>();
+  private static final String GPUS = "gpus";
+  private static final String PROFILES = "migProfiles";
 
-  /** The inventory with each GPU's profile table replaced by the shared equal one. */
-  NodeInventory share(NodeInventory inventory) {
-    var gpus = inventory.gpus().stream().map(this::share).toList();
+  /** Each table read, by the JSON maps it was read from (equal maps, equal records). */
+  private final Map<Object, List<MigProfile>> tables = new ConcurrentHashMap<>();
+
+  /**
+   * The inventory in the maps of its record's JSON (a status's inventory, expanded): each GPU's
+   * {@code migProfiles} read apart, through {@code readTable} only for a table not read before, and
+   * the rest through {@code readInventory}.
+   *
+   * @throws RuntimeException what either reader throws; a table's names the GPU
+   */
+  NodeInventory read(
+      Map<?, ?> inventory,
+      Function<Object, NodeInventory> readInventory,
+      Function<Object, List<MigProfile>> readTable) {
+    if (!(inventory.get(GPUS) instanceof List<?> gpus)) {
+      return readInventory.apply(inventory);
+    }
+    var rawTables = new Object[gpus.size()];
+    var gpusWithout = new ArrayList<Object>(gpus.size());
+    for (int i = 0; i < gpus.size(); i++) {
+      Object entry = gpus.get(i);
+      if (entry instanceof Map<?, ?> gpu
+          && gpu.get(PROFILES) instanceof List<?> table
+          && !table.isEmpty()) {
+        rawTables[i] = table;
+        var without = new LinkedHashMap<Object, Object>(gpu);
+        without.put(PROFILES, List.of());
+        gpusWithout.add(without);
+      } else {
+        gpusWithout.add(entry);
+      }
+    }
+    var rest = new LinkedHashMap<Object, Object>(inventory);
+    rest.put(GPUS, gpusWithout);
+    NodeInventory read = readInventory.apply(rest);
+    // The GPUs of one report name the same table object (InventoryStatus.expand): hashed once.
+    var byObject = new IdentityHashMap<Object, List<MigProfile>>();
+    var withTables = new ArrayList<Gpu>(read.gpus().size());
+    for (int i = 0; i < read.gpus().size(); i++) {
+      Gpu gpu = read.gpus().get(i);
+      Object raw = i < rawTables.length ? rawTables[i] : null;
+      if (raw == null) {
+        withTables.add(gpu);
+        continue;
+      }
+      List<MigProfile> table = byObject.get(raw);
+      if (table == null) {
+        table = table(i, raw, readTable);
+        byObject.put(raw, table);
+      }
+      withTables.add(gpu.withMigProfiles(table));
+    }
     return new NodeInventory(
-        inventory.driverVersion(), inventory.cudaDriverVersion(), inventory.nvmlVersion(), gpus);
+        read.driverVersion(), read.cudaDriverVersion(), read.nvmlVersion(), withTables);
   }
 
-  private Gpu share(Gpu gpu) {
-    List<MigProfile> profiles = gpu.migProfiles();
-    if (profiles.isEmpty()) {
-      return gpu;
+  private List<MigProfile> table(
+      int gpu, Object raw, Function<Object, List<MigProfile>> readTable) {
+    List<MigProfile> held = tables.get(raw);
+    if (held != null) {
+      return held;
     }
-    List<MigProfile> shared = tables.get(profiles);
-    if (shared == null) {
-      if (tables.size() >= MAX_TABLES) {
-        return gpu;
-      }
-      shared = tables.computeIfAbsent(profiles, p -> p);
+    List<MigProfile> read;
+    try {
+      read = List.copyOf(readTable.apply(raw));
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          GPUS + "[" + gpu + "]." + PROFILES + ": " + e.getMessage(), e);
     }
-    return gpu.withMigProfiles(shared);
+    if (tables.size() >= MAX_TABLES) {
+      return read;
+    }
+    return tables.computeIfAbsent(raw, r -> read);
   }
 
   /** How many distinct tables are held (for tests). */
