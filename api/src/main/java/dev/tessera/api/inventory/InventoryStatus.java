@@ -1,6 +1,7 @@
 package dev.tessera.api.inventory;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +64,52 @@ public final class InventoryStatus {
   }
 
   /**
+   * A status's {@code inventory} with each GPU's MIG profile table taken out.
+   *
+   * @param withoutTables the inventory's maps, each GPU with {@code migProfiles: []} and no index,
+   *     the tables' field gone
+   * @param gpuTables by GPU, in order, its table (the maps of its {@code migProfiles}) or null
+   *     where it has none; every GPU that names one table is given the same table object
+   */
+  public record Split(Map<Object, Object> withoutTables, List<Object> gpuTables) {}
+
+  /**
+   * Takes each GPU's table out of a status's {@code inventory}: the one it names in {@code
+   * migProfileTables}, or its inline {@code migProfiles} as an older plugin writes them. A reader
+   * that shares tables reads the rest apart from them.
+   *
+   * @throws IllegalArgumentException naming the field, where a GPU names a table that is not there
+   */
+  public static Split split(Map<?, ?> inventory) {
+    var out = new LinkedHashMap<Object, Object>(inventory);
+    Object tablesField = out.remove(TABLES);
+    if (!(inventory.get(GPUS) instanceof List<?> gpus)) {
+      return new Split(out, List.of());
+    }
+    List<?> tables = tablesField instanceof List<?> t ? t : List.of();
+    if (tablesField != null && !(tablesField instanceof List<?>)) {
+      throw new IllegalArgumentException(TABLES + " is not a list");
+    }
+    var without = new ArrayList<Object>(gpus.size());
+    var gpuTables = new ArrayList<Object>(gpus.size());
+    for (int i = 0; i < gpus.size(); i++) {
+      Object entry = gpus.get(i);
+      Object table = entry instanceof Map<?, ?> gpu ? tableOf(i, gpu, tables) : null;
+      if (table == null) {
+        without.add(entry);
+      } else {
+        var withoutTable = new LinkedHashMap<Object, Object>((Map<?, ?>) entry);
+        withoutTable.remove(TABLE);
+        withoutTable.put(PROFILES, List.of());
+        without.add(withoutTable);
+      }
+      gpuTables.add(table);
+    }
+    out.put(GPUS, without);
+    return new Split(out, Collections.unmodifiableList(gpuTables));
+  }
+
+  /**
    * The record's JSON maps again from a status's {@code inventory}: each GPU that names a table
    * gets it as its {@code migProfiles} (the same table object for every such GPU); the tables'
    * field goes.
@@ -70,45 +117,49 @@ public final class InventoryStatus {
    * @throws IllegalArgumentException naming the field, where a GPU names a table that is not there
    */
   public static Map<Object, Object> expand(Map<?, ?> inventory) {
-    var out = new LinkedHashMap<Object, Object>(inventory);
-    Object tablesField = out.remove(TABLES);
-    if (!(inventory.get(GPUS) instanceof List<?> gpus)) {
-      return out;
-    }
-    List<?> tables = tablesField instanceof List<?> t ? t : List.of();
-    if (tablesField != null && !(tablesField instanceof List<?>)) {
-      throw new IllegalArgumentException(TABLES + " is not a list");
+    Split split = split(inventory);
+    if (!(split.withoutTables().get(GPUS) instanceof List<?> gpus)) {
+      return split.withoutTables();
     }
     var expanded = new ArrayList<Object>(gpus.size());
     for (int i = 0; i < gpus.size(); i++) {
-      Object entry = gpus.get(i);
-      if (entry instanceof Map<?, ?> gpu && gpu.containsKey(TABLE)) {
-        var withTable = new LinkedHashMap<Object, Object>(gpu);
-        Object index = withTable.remove(TABLE);
-        if (!(index instanceof Number n)
-            || n.doubleValue() != n.intValue()
-            || n.intValue() < 0
-            || n.intValue() >= tables.size()) {
-          throw new IllegalArgumentException(
-              "gpus["
-                  + i
-                  + "]."
-                  + TABLE
-                  + " is "
-                  + index
-                  + ": no such entry in "
-                  + TABLES
-                  + " ("
-                  + tables.size()
-                  + " tables)");
-        }
-        withTable.put(PROFILES, tables.get(n.intValue()));
-        expanded.add(withTable);
+      Object table = split.gpuTables().get(i);
+      if (table == null) {
+        expanded.add(gpus.get(i));
       } else {
-        expanded.add(entry);
+        var withTable = new LinkedHashMap<Object, Object>((Map<?, ?>) gpus.get(i));
+        withTable.put(PROFILES, table);
+        expanded.add(withTable);
       }
     }
+    var out = split.withoutTables();
     out.put(GPUS, expanded);
     return out;
+  }
+
+  /** The GPU's table: the one its index names, else its non-empty inline one; null if none. */
+  private static Object tableOf(int i, Map<?, ?> gpu, List<?> tables) {
+    if (!gpu.containsKey(TABLE)) {
+      return gpu.get(PROFILES) instanceof List<?> inline && !inline.isEmpty() ? inline : null;
+    }
+    Object index = gpu.get(TABLE);
+    if (!(index instanceof Number n)
+        || n.doubleValue() != n.intValue()
+        || n.intValue() < 0
+        || n.intValue() >= tables.size()) {
+      throw new IllegalArgumentException(
+          "gpus["
+              + i
+              + "]."
+              + TABLE
+              + " is "
+              + index
+              + ": no such entry in "
+              + TABLES
+              + " ("
+              + tables.size()
+              + " tables)");
+    }
+    return tables.get(n.intValue());
   }
 }

@@ -60,6 +60,30 @@ class InventoryStatusTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void splitTakesEachGpusTableOutTheGpusNamingOneTableSharingItsObject() {
+    var status =
+        InventoryStatus.compact(
+            inventory(List.of(gpu(0, H100), gpu(1, A100), gpu(2, H100), gpu(3, List.of()))));
+    var older = inventory(List.of(gpu(0, A100)));
+
+    var split = InventoryStatus.split(status);
+    var olderSplit = InventoryStatus.split(older);
+
+    assertThat(split.gpuTables()).containsExactly(H100, A100, H100, null);
+    assertThat(split.gpuTables().get(2)).isSameAs(split.gpuTables().get(0));
+    assertThat(split.withoutTables()).doesNotContainKey("migProfileTables");
+    assertThat((List<?>) split.withoutTables().get("gpus"))
+        .allSatisfy(
+            g ->
+                assertThat((Map<Object, Object>) g)
+                    .containsEntry("migProfiles", List.of())
+                    .doesNotContainKey("migProfileTable"));
+    assertThat(olderSplit.gpuTables()).containsExactly(A100);
+    assertThat(olderSplit.withoutTables()).isEqualTo(inventory(List.of(gpu(0, List.of()))));
+  }
+
+  @Test
   void aGpuNamingATableThatIsNotThereIsRefusedNamingTheField() {
     var status = InventoryStatus.compact(inventory(List.of(gpu(0, H100), gpu(1, H100))));
     @SuppressWarnings("unchecked")

@@ -166,7 +166,7 @@ final class ReportedNodes {
     }
     try {
       return profiles.read(
-          InventoryStatus.expand(fields),
+          InventoryStatus.split(fields),
           raw -> json.convertValue(raw, NodeInventory.class),
           raw -> json.convertValue(raw, PROFILE_TABLE));
     } catch (RuntimeException e) {

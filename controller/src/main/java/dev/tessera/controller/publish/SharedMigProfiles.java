@@ -1,11 +1,11 @@
 package dev.tessera.controller.publish;
 
 import dev.tessera.api.inventory.Gpu;
+import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,43 +31,24 @@ final class SharedMigProfiles {
   private final Map<Object, List<MigProfile>> tables = new ConcurrentHashMap<>();
 
   /**
-   * The inventory in the maps of its record's JSON (a status's inventory, expanded): each GPU's
-   * {@code migProfiles} read apart, through {@code readTable} only for a table not read before, and
-   * the rest through {@code readInventory}.
+   * The inventory of a status, its tables taken out ({@link InventoryStatus#split}): the rest read
+   * through {@code readInventory}, each GPU's table through {@code readTable} only where the fleet
+   * has not read an equal one.
    *
    * @throws RuntimeException what either reader throws; a table's names the GPU
    */
   NodeInventory read(
-      Map<?, ?> inventory,
+      InventoryStatus.Split inventory,
       Function<Object, NodeInventory> readInventory,
       Function<Object, List<MigProfile>> readTable) {
-    if (!(inventory.get(GPUS) instanceof List<?> gpus)) {
-      return readInventory.apply(inventory);
-    }
-    var rawTables = new Object[gpus.size()];
-    var gpusWithout = new ArrayList<Object>(gpus.size());
-    for (int i = 0; i < gpus.size(); i++) {
-      Object entry = gpus.get(i);
-      if (entry instanceof Map<?, ?> gpu
-          && gpu.get(PROFILES) instanceof List<?> table
-          && !table.isEmpty()) {
-        rawTables[i] = table;
-        var without = new LinkedHashMap<Object, Object>(gpu);
-        without.put(PROFILES, List.of());
-        gpusWithout.add(without);
-      } else {
-        gpusWithout.add(entry);
-      }
-    }
-    var rest = new LinkedHashMap<Object, Object>(inventory);
-    rest.put(GPUS, gpusWithout);
-    NodeInventory read = readInventory.apply(rest);
-    // The GPUs of one report name the same table object (InventoryStatus.expand): hashed once.
+    NodeInventory read = readInventory.apply(inventory.withoutTables());
+    List<Object> rawTables = inventory.gpuTables();
+    // The GPUs of one report that name one table are given the same object: hashed once.
     var byObject = new IdentityHashMap<Object, List<MigProfile>>();
     var withTables = new ArrayList<Gpu>(read.gpus().size());
     for (int i = 0; i < read.gpus().size(); i++) {
       Gpu gpu = read.gpus().get(i);
-      Object raw = i < rawTables.length ? rawTables[i] : null;
+      Object raw = i < rawTables.size() ? rawTables.get(i) : null;
       if (raw == null) {
         withTables.add(gpu);
         continue;

@@ -32,9 +32,8 @@ class SharedMigProfilesIT {
   void everyGpuOfAModelOnEveryNodeHoldsTheSameTableReadOnceAndTheInventoryIsUnchanged()
       throws Exception {
     var h100 = node("H100-SXM5-80GB", 8);
-    // The plugin's form (one table a node, expanded) and an older plugin's (a table per GPU).
-    var first =
-        read(InventoryStatus.expand(InventoryStatus.compact(maps(Fleets.withOwnUuids(h100, 1)))));
+    // The plugin's form (one table a node) and an older plugin's (a table per GPU).
+    var first = read(InventoryStatus.compact(maps(Fleets.withOwnUuids(h100, 1))));
     var second = read(maps(Fleets.withOwnUuids(h100, 2)));
 
     assertThat(first).isEqualTo(Fleets.withOwnUuids(h100, 1));
@@ -75,7 +74,7 @@ class SharedMigProfilesIT {
 
   private NodeInventory read(Map<?, ?> inventory) {
     return shared.read(
-        inventory,
+        InventoryStatus.split(inventory),
         raw -> JSON.convertValue(raw, NodeInventory.class),
         raw -> {
           tablesRead.incrementAndGet();
