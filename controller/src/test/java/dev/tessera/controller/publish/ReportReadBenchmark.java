@@ -5,7 +5,6 @@ import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.Fleets;
 import dev.tessera.controller.render.SimulatedInventories;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,13 +48,8 @@ public final class ReportReadBenchmark {
             json.writeValueAsString(
                 Map.of("inventory", once ? InventoryStatus.compact(maps) : maps));
         bytes = text.length();
-        var gpuNode = new GenericKubernetesResource();
-        gpuNode.setApiVersion("gpu.tessera.dev/v1alpha1");
-        gpuNode.setKind("GpuNode");
-        gpuNode.setMetadata(
-            new ObjectMetaBuilder().withName("node-" + n).withUid("uid-" + n).build());
-        gpuNode.setAdditionalProperty("status", json.readValue(text, Map.class));
-        fleet.add(gpuNode);
+        fleet.add(
+            ReportedNodesTest.gpuNode("node-" + n, "uid-" + n, json.readValue(text, Map.class)));
       }
       var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
       long tid = Thread.currentThread().threadId();

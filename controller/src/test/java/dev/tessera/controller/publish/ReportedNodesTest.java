@@ -136,10 +136,14 @@ class ReportedNodesTest {
 
   /** GpuNode node-a (UID uid-a) with {@code status}; also the inventory forms' IT's. */
   static GenericKubernetesResource gpuNode(Object status) {
+    return gpuNode("node-a", "uid-a", status);
+  }
+
+  static GenericKubernetesResource gpuNode(String name, String uid, Object status) {
     var gpuNode = new GenericKubernetesResource();
     gpuNode.setApiVersion("gpu.tessera.dev/v1alpha1");
     gpuNode.setKind("GpuNode");
-    gpuNode.setMetadata(new ObjectMetaBuilder().withName("node-a").withUid("uid-a").build());
+    gpuNode.setMetadata(new ObjectMetaBuilder().withName(name).withUid(uid).build());
     gpuNode.setAdditionalProperty("status", status);
     return gpuNode;
   }
