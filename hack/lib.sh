@@ -104,6 +104,19 @@ tessera_copy_libs() {
     done
 }
 
+# tessera_unpack_image ARCHIVE DIR: the root filesystem of an OCI image-layout archive (hack/images') in DIR, its
+# layers unpacked as a runtime would (mtimes kept: the JVM maps an AOT cache only with its jar's mtime as trained).
+tessera_unpack_image() {
+  local oci layer
+  oci=$(mktemp -d)
+  tar -xf "$1" -C "$oci"
+  mkdir -p "$2"
+  for layer in "$oci"/blobs/sha256/*; do
+    if gzip -t "$layer" 2>/dev/null; then tar -xzf "$layer" -C "$2"; fi
+  done
+  rm -rf --one-file-system "$oci"
+}
+
 # tessera_images DIR: the node plugin's and the controller's image archives (kubelet-plugin.oci.tar,
 # controller.oci.tar) in DIR: built by hack/images, or links to those in $TESSERA_IMAGES where that is set (with
 # its busybox.oci.tar, if there). For the scripts that install Tessera into a cluster.

@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  * fabric8's CRUD mock API server on loopback, with a kubeconfig that points at it. Stands in for a
  * real kube-apiserver until the local cluster exists; it does not do server-side apply, so it is
  * only used for get and status updates of claims and merge patches ({@link
- * MergePatchingCrudDispatcher}).
+ * MergePatchingCrudDispatcher}). Plain HTTP, or HTTPS with the mock's own certificate (the
+ * kubeconfig then skips its verification), for a run that should go through the client's TLS as it
+ * does against a real API server.
  */
 public final class MockApiServer implements AutoCloseable {
   // The mock logs every request through java.util.logging; held here so the level sticks.
@@ -28,15 +30,21 @@ public final class MockApiServer implements AutoCloseable {
 
   private final KubernetesMockServer server;
   private final KubernetesClient client;
+  private final boolean https;
 
   public MockApiServer() {
+    this(false);
+  }
+
+  public MockApiServer(boolean https) {
+    this.https = https;
     server =
         new KubernetesMockServer(
             new Context(),
             new MockWebServer(),
             new HashMap<>(),
             new MergePatchingCrudDispatcher(),
-            false);
+            https);
     server.init();
     client = server.createClient();
   }
@@ -55,7 +63,7 @@ public final class MockApiServer implements AutoCloseable {
         kind: Config
         clusters:
         - name: mock
-          cluster: {server: "%s"}
+          cluster: {server: "%s", insecure-skip-tls-verify: %s}
         users:
         - name: plugin
           user: {token: test}
@@ -64,7 +72,7 @@ public final class MockApiServer implements AutoCloseable {
           context: {cluster: mock, user: plugin, namespace: default}
         current-context: mock
         """
-            .formatted(url));
+            .formatted(url, https));
     return file;
   }
 
