@@ -30,8 +30,16 @@ final class ControllerProcess implements AutoCloseable {
 
   static ControllerProcess start(
       Path jar, Path dir, Map<String, String> env, List<String> jvmOptions) throws IOException {
+    return start(
+        Path.of(System.getProperty("java.home"), "bin", "java"), jar, dir, env, jvmOptions);
+  }
+
+  /** The controller on another Java runtime (an image's own, unpacked). */
+  static ControllerProcess start(
+      Path java, Path jar, Path dir, Map<String, String> env, List<String> jvmOptions)
+      throws IOException {
     var command = new ArrayList<String>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(java.toString());
     command.addAll(jvmOptions);
     command.addAll(List.of("-jar", jar.toString()));
     Path log = dir.resolve("controller.log");

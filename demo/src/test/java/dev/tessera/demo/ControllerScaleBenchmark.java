@@ -331,12 +331,7 @@ public final class ControllerScaleBenchmark {
     if (!workers.isBlank()) {
       env.put("TESSERA_CONTROLLER_WORKERS", workers);
     }
-    try (ControllerProcess controller =
-        ControllerProcess.start(
-            REPO.resolve("controller/target/tessera-controller.jar"),
-            work.resolve("controller"),
-            env,
-            jvmOptions(heap))) {
+    try (ControllerProcess controller = startController(env, heap)) {
       // Watched through the controller's own log (a file read), and confirmed by one list of the
       // slices once every node says published: listing 9,000 slices of ~90 KiB every 2 s, as
       // this benchmark did, took the API server's cores from the writes it measures.
@@ -572,6 +567,39 @@ public final class ControllerScaleBenchmark {
       }
       return seconds;
     }
+  }
+
+  /**
+   * The controller's jar on this JVM; or, with {@code -Dtessera.bench.controllerImage} naming an
+   * image's root filesystem unpacked ({@code hack/bench-controller-scale} unpacks {@code
+   * hack/images}' archive), the image's own runtime, jar and AOT cache (the entrypoint's {@code
+   * -XX:AOTCache}; left out with {@code -Dtessera.bench.controllerAot=off}), which only that
+   * runtime can map.
+   */
+  private ControllerProcess startController(Map<String, String> env, String heap)
+      throws java.io.IOException {
+    String image = System.getProperty("tessera.bench.controllerImage", "");
+    if (image.isBlank()) {
+      return ControllerProcess.start(
+          REPO.resolve("controller/target/tessera-controller.jar"),
+          work.resolve("controller"),
+          env,
+          jvmOptions(heap));
+    }
+    Path tessera = Path.of(image).resolve("opt/tessera");
+    var options = new ArrayList<String>();
+    if (!System.getProperty("tessera.bench.controllerAot", "").equals("off")) {
+      // AOTMode=on: the run fails, rather than measuring a start without the cache, where the
+      // runtime cannot map it.
+      options.addAll(List.of("-XX:AOTCache=" + tessera.resolve("app.aot"), "-XX:AOTMode=on"));
+    }
+    options.addAll(jvmOptions(heap));
+    return ControllerProcess.start(
+        tessera.resolve("jre/bin/java"),
+        tessera.resolve("app.jar"),
+        work.resolve("controller"),
+        env,
+        options);
   }
 
   /**
