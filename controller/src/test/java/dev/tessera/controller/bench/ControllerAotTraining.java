@@ -89,7 +89,7 @@ public final class ControllerAotTraining {
         throw new IllegalStateException(
             "the training run wrote no AOT cache at " + cache + "\n" + tail(log));
       }
-      // What the mock served differently from an API server shows here (hack/images keeps it).
+      // What the mock served differently from an API server shows here (hack/images prints it).
       List<String> warnings =
           Files.readAllLines(log).stream()
               .filter(l -> l.contains("WARN") || l.contains("ERROR"))
