@@ -7,13 +7,14 @@ import dev.tessera.controller.render.Fleets;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SimulatedInventories;
 import dev.tessera.plugin.it.MockApiServer;
+import dev.tessera.plugin.it.TestFiles;
+import dev.tessera.plugin.k8s.GpuNodeReporter;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,15 +42,6 @@ import tools.jackson.databind.json.JsonMapper;
  * when the run fails.
  */
 public final class ControllerAotTraining {
-  private static final ResourceDefinitionContext GPU_NODES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup(GpuNodeNames.GROUP)
-          .withVersion(GpuNodeNames.VERSION)
-          .withPlural(GpuNodeNames.PLURAL)
-          .withKind(GpuNodeNames.KIND)
-          .withNamespaced(false)
-          .build();
-
   private static final Duration PUBLISH_WITHIN = Duration.ofMinutes(3);
 
   private ControllerAotTraining() {}
@@ -101,9 +93,7 @@ public final class ControllerAotTraining {
           warnings.size(),
           warnings.isEmpty() ? "" : ":\n" + String.join("\n", warnings));
     } finally {
-      try (var files = Files.walk(work)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+      TestFiles.deleteTree(work);
     }
   }
 
@@ -154,7 +144,7 @@ public final class ControllerAotTraining {
                 template.gpus().size(),
                 "inventory",
                 InventoryStatus.compact(inventory)));
-        client.genericKubernetesResources(GPU_NODES).resource(gpuNode).create();
+        client.genericKubernetesResources(GpuNodeReporter.GPU_NODES).resource(gpuNode).create();
         client
             .leases()
             .inNamespace("kube-node-lease")
@@ -184,7 +174,7 @@ public final class ControllerAotTraining {
     while (true) {
       List<String> published = slicedNodes(client);
       long offerings =
-          client.genericKubernetesResources(GPU_NODES).list().getItems().stream()
+          client.genericKubernetesResources(GpuNodeReporter.GPU_NODES).list().getItems().stream()
               .filter(g -> offeringWritten(g))
               .count();
       if (published.containsAll(nodes) && offerings == nodes.size()) {
