@@ -1,8 +1,8 @@
 package dev.tessera.demo;
 
-import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.controller.bench.SeededNodes;
 import dev.tessera.controller.publish.PoolSlices;
 import dev.tessera.controller.render.Fleets;
 import dev.tessera.controller.render.Offering;
@@ -12,11 +12,7 @@ import dev.tessera.plugin.it.SimulatedNode;
 import dev.tessera.plugin.it.TestFiles;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import dev.tessera.plugin.nvml.JnaNvml;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -26,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -699,56 +694,17 @@ public final class ControllerScaleBenchmark {
       NodeInventory inventory,
       String leaseNamespace,
       String holder) {
-    Node node =
-        client
-            .nodes()
-            .resource(
-                new NodeBuilder()
-                    .withNewMetadata()
-                    .withName(name)
-                    .addToLabels(Offering.NODE_LABEL, offering.label())
-                    .endMetadata()
-                    .build())
-            .create();
+    String uid =
+        SeededNodes.seed(
+            client,
+            name,
+            offering,
+            inventory.gpus().size(),
+            statusInventory(inventory),
+            leaseNamespace,
+            holder);
     patchNodeStatus(client, name);
-    var gpuNodes = client.genericKubernetesResources(GpuNodeReporter.GPU_NODES);
-    var gpuNode =
-        new GenericKubernetesResourceBuilder()
-            .withApiVersion(GpuNodeNames.API_VERSION)
-            .withKind(GpuNodeNames.KIND)
-            .withNewMetadata()
-            .withName(name)
-            .withOwnerReferences(
-                new OwnerReferenceBuilder()
-                    .withApiVersion("v1")
-                    .withKind("Node")
-                    .withName(name)
-                    .withUid(node.getMetadata().getUid())
-                    .build())
-            .endMetadata()
-            .build();
-    gpuNode.setAdditionalProperty("spec", Map.of("nodeName", name));
-    var stored = gpuNodes.resource(gpuNode).create();
-    stored.setAdditionalProperty(
-        "status",
-        Map.of("gpuCount", inventory.gpus().size(), "inventory", statusInventory(inventory)));
-    gpuNodes.resource(stored).updateStatus();
-    client
-        .leases()
-        .inNamespace(leaseNamespace)
-        .resource(
-            new LeaseBuilder()
-                .withNewMetadata()
-                .withName("tessera-" + name)
-                .endMetadata()
-                .withNewSpec()
-                .withHolderIdentity(holder)
-                .withLeaseDurationSeconds(3600)
-                .withRenewTime(ZonedDateTime.now())
-                .endSpec()
-                .build())
-        .create();
-    return node.getMetadata().getUid();
+    return uid;
   }
 
   /**

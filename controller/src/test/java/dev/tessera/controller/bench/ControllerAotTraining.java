@@ -1,6 +1,5 @@
 package dev.tessera.controller.bench;
 
-import dev.tessera.api.GpuNodeNames;
 import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.Fleets;
@@ -10,16 +9,12 @@ import dev.tessera.plugin.it.MockApiServer;
 import dev.tessera.plugin.it.TestFiles;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -106,60 +101,17 @@ public final class ControllerAotTraining {
     for (Offering offering : Offering.values()) {
       for (int i = 0; i < perOffering; i++, n++) {
         String name = "training-" + offering.label() + "-" + i;
-        String uid =
-            client
-                .nodes()
-                .resource(
-                    new NodeBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .addToLabels(Offering.NODE_LABEL, offering.label())
-                        .endMetadata()
-                        .build())
-                .create()
-                .getMetadata()
-                .getUid();
         @SuppressWarnings("unchecked")
         Map<String, Object> inventory =
             json.convertValue(Fleets.withOwnUuids(template, n), Map.class);
-        GenericKubernetesResource gpuNode =
-            new GenericKubernetesResourceBuilder()
-                .withApiVersion(GpuNodeNames.API_VERSION)
-                .withKind(GpuNodeNames.KIND)
-                .withNewMetadata()
-                .withName(name)
-                .addNewOwnerReference()
-                .withApiVersion("v1")
-                .withKind("Node")
-                .withName(name)
-                .withUid(uid)
-                .endOwnerReference()
-                .endMetadata()
-                .build();
-        gpuNode.setAdditionalProperty("spec", Map.of("nodeName", name));
-        gpuNode.setAdditionalProperty(
-            "status",
-            Map.of(
-                "gpuCount",
-                template.gpus().size(),
-                "inventory",
-                InventoryStatus.compact(inventory)));
-        client.genericKubernetesResources(GpuNodeReporter.GPU_NODES).resource(gpuNode).create();
-        client
-            .leases()
-            .inNamespace("kube-node-lease")
-            .resource(
-                new LeaseBuilder()
-                    .withNewMetadata()
-                    .withName("tessera-" + name)
-                    .endMetadata()
-                    .withNewSpec()
-                    .withHolderIdentity("aot-training")
-                    .withLeaseDurationSeconds(3600)
-                    .withRenewTime(ZonedDateTime.now())
-                    .endSpec()
-                    .build())
-            .create();
+        SeededNodes.seed(
+            client,
+            name,
+            offering,
+            template.gpus().size(),
+            InventoryStatus.compact(inventory),
+            "kube-node-lease",
+            "aot-training");
         names.add(name);
       }
     }
