@@ -339,7 +339,10 @@ public final class ControllerScaleBenchmark {
         }
         if (!controller.alive()) {
           throw new IllegalStateException(
-              "the controller died; see " + controller.log() + "\n" + tail(controller.log()));
+              "the controller died; see "
+                  + controller.log()
+                  + "\n"
+                  + TestFiles.tail(controller.log(), 20));
         }
         if (System.nanoTime() - start > Duration.ofMinutes(20).toNanos()) {
           throw new IllegalStateException("pools not published within 20 minutes");
@@ -848,11 +851,6 @@ public final class ControllerScaleBenchmark {
         .filter(l -> l.contains("published the node's slices"))
         .skip(skip)
         .toList();
-  }
-
-  private static String tail(Path log) throws java.io.IOException {
-    var lines = Files.readAllLines(log);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
   }
 
   /**

@@ -153,7 +153,7 @@ public final class KubectlTesseraBenchmark {
     System.out.println("`kubectl tessera why too-big -n default` printed:");
     System.out.println("```");
     run(launcher, kubeconfig, "aot", List.of("why", "too-big", "-n", "default"), work);
-    System.out.print(tail(work.resolve("out.txt"), 12));
+    System.out.println(TestFiles.tail(work.resolve("out.txt"), 12));
     System.out.println("```");
   }
 
@@ -201,14 +201,14 @@ public final class KubectlTesseraBenchmark {
     double seconds = (System.nanoTime() - start) / 1e9;
     if (p.exitValue() != 0) {
       throw new IllegalStateException(
-          command + " exited " + p.exitValue() + ":\n" + tail(work.resolve("out.txt"), 20));
+          command
+              + " exited "
+              + p.exitValue()
+              + ":\n"
+              + TestFiles.tail(work.resolve("out.txt"), 20)
+              + "\n");
     }
     return seconds;
-  }
-
-  private static String tail(Path file, int lines) throws Exception {
-    List<String> all = Files.readAllLines(file);
-    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size())) + "\n";
   }
 
   private static NodeInventory inventory(Path work) throws Exception {

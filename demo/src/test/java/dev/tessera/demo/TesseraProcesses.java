@@ -3,6 +3,7 @@ package dev.tessera.demo;
 import static org.awaitility.Awaitility.await;
 
 import dev.tessera.plugin.it.PluginProcess;
+import dev.tessera.plugin.it.TestFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -160,13 +161,8 @@ final class TesseraProcesses implements TesseraDeployment {
   }
 
   private static String tail(String what, Path log, int lines) throws IOException {
-    List<String> all = Files.exists(log) ? Files.readAllLines(log) : List.of();
     return "--- the last %d lines of %s's log (%s):%n%s%n"
-        .formatted(
-            lines,
-            what,
-            log,
-            String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size())));
+        .formatted(lines, what, log, Files.exists(log) ? TestFiles.tail(log, lines) : "");
   }
 
   PluginProcess plugin() {

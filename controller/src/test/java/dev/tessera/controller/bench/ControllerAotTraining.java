@@ -166,10 +166,6 @@ public final class ControllerAotTraining {
   }
 
   private static String tail(Path log) throws IOException {
-    if (!Files.exists(log)) {
-      return "(no log)";
-    }
-    List<String> lines = Files.readAllLines(log);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    return Files.exists(log) ? TestFiles.tail(log, 40) : "(no log)";
   }
 }

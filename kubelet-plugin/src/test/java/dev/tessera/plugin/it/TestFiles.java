@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 
 /** File helpers for test programs that manage their own temp dirs. */
@@ -19,5 +20,13 @@ public final class TestFiles {
         Files.deleteIfExists(p);
       }
     }
+  }
+
+  /**
+   * The last {@code lines} lines of {@code file}, joined by newlines: a log's end for a failure.
+   */
+  public static String tail(Path file, int lines) throws IOException {
+    List<String> all = Files.readAllLines(file);
+    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
   }
 }
