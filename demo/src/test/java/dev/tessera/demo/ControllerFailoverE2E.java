@@ -10,7 +10,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Two controller replicas: one leads and publishes; when it goes, the other takes over. */
+/**
+ * Two controller replicas: one leads and publishes while the other fills its caches; when the first
+ * goes, the other takes over.
+ */
 class ControllerFailoverE2E {
   private static TesseraOnNode tessera;
 
@@ -34,8 +37,16 @@ class ControllerFailoverE2E {
           .atMost(Duration.ofSeconds(30))
           .until(() -> Files.readString(second.log()).contains("waiting to lead"));
       assertThat(Files.readString(tessera.processes().controller().log())).contains("leading");
-      // The first replica leads; the second waits and does not publish.
-      assertThat(Files.readString(second.log())).doesNotContain(" leading ");
+      // The first replica leads; the second fills its caches while it waits, and does not publish.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  Files.readString(second.log()).lines().filter(l -> l.contains(" listed ")).count()
+                      == 4);
+      assertThat(Files.readString(second.log()))
+          .doesNotContain(" leading ")
+          .doesNotContain("published the node's slices");
 
       tessera.processes().controller().close();
       // Its context closed at SIGTERM: it gave its Lease up rather than leave it to expire.

@@ -126,7 +126,8 @@ public final class ControllerScaleBenchmark {
       Cpu renewCpu,
       Map<String, Long> renewReconciles,
       long renewalsSettled,
-      NodeStatusRound statusRound) {
+      NodeStatusRound statusRound,
+      Handover handover) {
 
     String table() {
       return String.format(
@@ -166,7 +167,12 @@ public final class ControllerScaleBenchmark {
               + "| then every Node's status updated once, as its kubelet does: updates / seconds /"
               + " slice writes / reconciles by outcome / updates that named no node | %d / %.1f /"
               + " %d / %s / %d |%n"
-              + "| CPU for those updates: controller (per update) | %.1f s (%.0f µs) |%n",
+              + "| CPU for those updates: controller (per update) | %.1f s (%.0f µs) |%n"
+              + "| then a second replica started: its caches synced after / its RSS and CPU"
+              + " before the handover | %s / %d MiB, %.1f s |%n"
+              + "| the leader stopped (SIGTERM): the second leads after / has reconciled every"
+              + " node after | %.2f s / %.2f s |%n"
+              + "| the second's slice writes / reconciles by outcome | %d / %s |%n",
           nodes,
           offering.label(),
           slices,
@@ -223,7 +229,16 @@ public final class ControllerScaleBenchmark {
           statusRound.reconciles(),
           statusRound.unchanged(),
           statusRound.controllerCpuSeconds(),
-          perRenewalMicros(statusRound.controllerCpuSeconds(), statusRound.updates()));
+          perRenewalMicros(statusRound.controllerCpuSeconds(), statusRound.updates()),
+          Double.isNaN(handover.followerSyncedSeconds())
+              ? "not before it led"
+              : String.format(Locale.ROOT, "%.1f s", handover.followerSyncedSeconds()),
+          handover.followerRssKib() / 1024,
+          handover.followerCpuSeconds(),
+          handover.toLeadingSeconds(),
+          handover.toReconciledSeconds(),
+          handover.writeLines().size(),
+          handover.reconciles());
     }
 
     private static double perRenewalMicros(double cpuSeconds, long renewed) {
@@ -326,7 +341,7 @@ public final class ControllerScaleBenchmark {
     if (!workers.isBlank()) {
       env.put("TESSERA_CONTROLLER_WORKERS", workers);
     }
-    try (ControllerProcess controller = startController(env, heap)) {
+    try (ControllerProcess controller = startController(env, heap, work.resolve("controller"))) {
       // Watched through the controller's own log (a file read), and confirmed by one list of the
       // slices once every node says published: listing 9,000 slices of ~90 KiB every 2 s, as
       // this benchmark did, took the API server's cores from the writes it measures.
@@ -402,6 +417,10 @@ public final class ControllerScaleBenchmark {
       String metricsAfter = controller.metrics();
       NodeStatusRound statusRound = nodeStatusRound(controller, nodes, metricsAfter);
       Map<String, Long> renewReconciles = reconcilesSince(reconcilesBefore, metricsAfter);
+      long rssSteady = controller.rssKib();
+      long peakRss = controller.peakRssKib();
+      // Last: it stops the measured controller.
+      Handover handover = handover(controller, env, heap, nodes);
       return new Figures(
           nodes,
           offering,
@@ -415,8 +434,8 @@ public final class ControllerScaleBenchmark {
           lists(controller.log()),
           sinceStart(firstWrite, lastWrite),
           rssConverged,
-          controller.rssKib(),
-          controller.peakRssKib(),
+          rssSteady,
+          peakRss,
           heap,
           steadyWrites,
           steadyWriteLines,
@@ -435,7 +454,8 @@ public final class ControllerScaleBenchmark {
           renewApiCpu,
           renewReconciles,
           counter(SETTLED_RENEWALS, metricsAfter) - settledBefore,
-          statusRound);
+          statusRound,
+          handover);
     }
   }
 
@@ -447,6 +467,104 @@ public final class ControllerScaleBenchmark {
   /** Lease renewals the controller passed over: their node settled, its plugin alive. */
   private static final Pattern SETTLED_RENEWALS =
       Pattern.compile("(?m)^tessera_controller_lease_renewals_settled_total\\S* (\\S+)$");
+
+  /**
+   * A handover between two replicas: the second's caches synced this long after its start (NaN when
+   * it listed nothing while it waited), its RSS and CPU just before the leader was stopped, then
+   * how long after the leader's SIGTERM the second logged that it leads and had reconciled every
+   * node (its reconciles at least the nodes, its queue empty), and what it wrote and reconciled.
+   */
+  record Handover(
+      double followerSyncedSeconds,
+      long followerRssKib,
+      double followerCpuSeconds,
+      double toLeadingSeconds,
+      double toReconciledSeconds,
+      List<String> writeLines,
+      Map<String, Long> reconciles) {}
+
+  /** The longest the second replica is given to fill its caches before the leader is stopped. */
+  private static final Duration FOLLOWER_SYNC = Duration.ofSeconds(30);
+
+  private static final Pattern QUEUE_DEPTH =
+      Pattern.compile("(?m)^tessera_controller_queue_depth\\S* (\\S+)$");
+
+  private static final Pattern LEADING =
+      Pattern.compile("(?m)^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .* leading ");
+
+  /**
+   * Starts a second replica beside {@code leader}, gives it until its caches have synced (four
+   * lists logged, or {@link #FOLLOWER_SYNC}), then stops the leader as a rolling upgrade does and
+   * measures until the second has reconciled every node: all were published, so it should write
+   * nothing.
+   */
+  private Handover handover(
+      ControllerProcess leader, Map<String, String> env, String heap, int nodes) throws Exception {
+    LocalTime started = LocalTime.now();
+    try (ControllerProcess second = startController(env, heap, work.resolve("controller-2"))) {
+      long deadline = System.nanoTime() + FOLLOWER_SYNC.toNanos();
+      while (listedTimes(second.log()).size() < 4 && System.nanoTime() < deadline) {
+        if (!second.alive()) {
+          throw new IllegalStateException(
+              "the second controller died; see "
+                  + second.log()
+                  + "\n"
+                  + TestFiles.tail(second.log(), 20));
+        }
+        Thread.sleep(100);
+      }
+      List<LocalTime> listed = listedTimes(second.log());
+      double synced =
+          listed.size() < 4 ? Double.NaN : sinceStart(started, listed.get(listed.size() - 1));
+      long rss = second.rssKib();
+      double cpu = second.cpuSeconds();
+      LocalTime stoppedAt = LocalTime.now();
+      long stopped = System.nanoTime();
+      Future<?> stopping =
+          pool.submit(
+              () -> {
+                leader.close();
+                return null;
+              });
+      double reconciled = Double.NaN;
+      Map<String, Long> reconciles = Map.of();
+      while (Double.isNaN(reconciled)) {
+        if (!second.alive()) {
+          throw new IllegalStateException(
+              "the second controller died; see "
+                  + second.log()
+                  + "\n"
+                  + TestFiles.tail(second.log(), 20));
+        }
+        if (System.nanoTime() - stopped > Duration.ofMinutes(10).toNanos()) {
+          throw new IllegalStateException("the second controller did not take over in 10 minutes");
+        }
+        String metrics = second.metrics();
+        reconciles = reconciles(metrics);
+        Matcher depth = QUEUE_DEPTH.matcher(metrics);
+        if (reconciles.values().stream().mapToLong(Long::longValue).sum() >= nodes
+            && depth.find()
+            && Double.parseDouble(depth.group(1)) == 0) {
+          reconciled = (System.nanoTime() - stopped) / 1e9;
+        } else {
+          Thread.sleep(50);
+        }
+      }
+      stopping.get();
+      Matcher leading = LEADING.matcher(Files.readString(second.log()));
+      if (!leading.find()) {
+        throw new IllegalStateException("the second controller reconciled without leading");
+      }
+      return new Handover(
+          synced,
+          rss,
+          cpu,
+          sinceStart(stoppedAt, LocalTime.parse(leading.group(1))),
+          reconciled,
+          publishLinesAfter(second.log(), 0),
+          reconciles);
+    }
+  }
 
   /**
    * One round of Node status updates: what the controller wrote, reconciled and passed over for
@@ -574,15 +692,12 @@ public final class ControllerScaleBenchmark {
    * -XX:AOTCache}; left out with {@code -Dtessera.bench.controllerAot=off}), which only that
    * runtime can map.
    */
-  private ControllerProcess startController(Map<String, String> env, String heap)
+  private ControllerProcess startController(Map<String, String> env, String heap, Path dir)
       throws java.io.IOException {
     String image = System.getProperty("tessera.bench.controllerImage", "");
     if (image.isBlank()) {
       return ControllerProcess.start(
-          REPO.resolve("controller/target/tessera-controller.jar"),
-          work.resolve("controller"),
-          env,
-          jvmOptions(heap));
+          REPO.resolve("controller/target/tessera-controller.jar"), dir, env, jvmOptions(heap));
     }
     Path tessera = Path.of(image).resolve("opt/tessera");
     var options = new ArrayList<String>();
@@ -593,11 +708,7 @@ public final class ControllerScaleBenchmark {
     }
     options.addAll(jvmOptions(heap));
     return ControllerProcess.start(
-        tessera.resolve("jre/bin/java"),
-        tessera.resolve("app.jar"),
-        work.resolve("controller"),
-        env,
-        options);
+        tessera.resolve("jre/bin/java"), tessera.resolve("app.jar"), dir, env, options);
   }
 
   /**
@@ -839,6 +950,21 @@ public final class ControllerScaleBenchmark {
       }
     }
     return lists.isEmpty() ? "not logged" : String.join(", ", lists);
+  }
+
+  private static final Pattern LISTED_AT =
+      Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .* listed .*resource=");
+
+  /** When the controller's log says each informer's list was done, in order. */
+  private static List<LocalTime> listedTimes(Path log) throws java.io.IOException {
+    var times = new ArrayList<LocalTime>();
+    for (String line : Files.readAllLines(log)) {
+      Matcher m = LISTED_AT.matcher(line);
+      if (m.find()) {
+        times.add(LocalTime.parse(m.group(1)));
+      }
+    }
+    return times;
   }
 
   private static long publishLines(Path log) throws java.io.IOException {

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * under its own driver name, Lease namespace and election namespace, so whatever Tessera the suite
  * runs beside it neither leads for it nor publishes its nodes. Every pool is published, nothing is
  * written while nothing changes, while every plugin renews its Lease, nor after every Node's status
- * is updated, and nothing it made is left.
+ * is updated; a second replica, its caches filled while it waited, takes over when the first is
+ * stopped and writes nothing; and nothing it made is left.
  */
 class ControllerScaleSmokeE2E {
   private static final int NODES = 3;
@@ -86,6 +87,17 @@ class ControllerScaleSmokeE2E {
         assertThat(Integer.parseInt(listed.group(1)))
             .as("GpuNodes listed at the start")
             .isGreaterThanOrEqualTo(NODES);
+        // A second replica fills its caches while the first leads; once the first is stopped, it
+        // leads, reconciles every node from them and finds nothing to write.
+        var handover = figures.handover();
+        assertThat(handover.followerSyncedSeconds()).as("the second's caches synced").isNotNaN();
+        assertThat(handover.toReconciledSeconds())
+            .as("seconds until the second reconciled every node")
+            .isGreaterThanOrEqualTo(handover.toLeadingSeconds());
+        assertThat(handover.reconciles().values().stream().mapToLong(Long::longValue).sum())
+            .as("the second's reconciles")
+            .isGreaterThanOrEqualTo(NODES);
+        assertThat(handover.writeLines()).as("the second's writes").isEmpty();
         assertThat(figures.table()).contains("| ResourceSlices published | " + figures.slices());
       } finally {
         bench.cleanUp();

@@ -15,9 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Lets several controller replicas run with one publishing: the replica holding the Lease {@code
- * tessera-controller} leads; the others wait. A replica that loses the lead exits, so its
- * Deployment restarts it as a follower, never two writers. At shutdown the lead is released, so
- * another replica takes over at once.
+ * tessera-controller} leads; the others wait, their caches filled ({@link
+ * NodePoolController#watch}). A replica that loses the lead exits, so its Deployment restarts it as
+ * a follower, never two writers. At shutdown the lead is released, so another replica takes over at
+ * once.
  */
 @Context
 public class LeaderElection {
@@ -51,6 +52,8 @@ public class LeaderElection {
 
   @PostConstruct
   void start() {
+    // The caches fill while this replica waits: it publishes as soon as it leads.
+    controller.watch();
     var duration = config.leaseDuration();
     election =
         client

@@ -16,10 +16,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +38,8 @@ import tools.jackson.databind.json.JsonMapper;
  * whose inputs are those of its last reconcile, which wrote nothing, is not planned again ({@link
  * SettledPools}). A resync names every node now and then (a Lease's expiry makes no event). Several
  * workers reconcile different nodes at once; the queue never hands one node to two of them, so the
- * writes of one node never race.
+ * writes of one node never race. Every replica watches from its start; only the one that leads
+ * reconciles.
  */
 @Singleton
 public class NodePoolController {
@@ -54,6 +58,12 @@ public class NodePoolController {
   private final Clock clock;
   private final List<Thread> workers;
   private volatile boolean stopped;
+  private final AtomicBoolean watching = new AtomicBoolean();
+  private final CompletableFuture<Void> synced = new CompletableFuture<>();
+
+  /** Whether this replica leads: until then its informers' events name no node to the queue. */
+  private volatile boolean leading;
+
   private final OfferingStatusWrites offeringWrites;
   private final EventRecorder events;
 
@@ -143,17 +153,63 @@ public class NodePoolController {
         .register(metrics);
   }
 
-  /** Starts watching and publishing; called once this replica leads. */
+  /**
+   * Starts the informers on a thread of their own and returns: every replica fills its caches while
+   * it waits to lead, as controller-runtime's do, so the one that comes to lead publishes at once
+   * instead of listing the fleet first (a first start overlaps the lists with the election). Until
+   * this replica leads, the events name no node to the queue: {@link #start} names them all.
+   */
+  public void watch() {
+    if (!watching.compareAndSet(false, true)) {
+      return;
+    }
+    Thread.ofPlatform()
+        .name("node-pools-watch")
+        .daemon()
+        .start(
+            () -> {
+              try {
+                informers.start(this::touched, settled::settledAlive);
+                // A broken Lease watch must be noticed even while no event comes, and from the
+                // sync on, leading or not: a follower that leads after an API server outage counts
+                // its plugins' Lease expiries from the outage's end (LeaseLiveness says why).
+                resync.scheduleWithFixedDelay(informers::checkLeaseSight, 1, 1, TimeUnit.SECONDS);
+                synced.complete(null);
+              } catch (RuntimeException e) {
+                synced.completeExceptionally(e);
+              }
+            });
+  }
+
+  /**
+   * A node an event is about: reconciled once this replica leads ({@link #start} names the rest).
+   */
+  private void touched(String node) {
+    if (leading) {
+      queue.add(node);
+    }
+  }
+
+  /**
+   * Starts publishing; called once this replica leads. Waits until the informers have synced (they
+   * started at {@link #watch}, or start now), then names every node they know to the queue.
+   */
   public void start() {
-    // Events that come while the informers sync wait in the queue: the worker starts after.
-    informers.start(queue::add, settled::settledAlive);
+    watch();
+    try {
+      synced.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException cause ? cause : e;
+    }
+    // Leading first, then every known node: an event the caches take after this names its node
+    // itself, and one taken before it is in what knownNodes reads.
+    leading = true;
+    informers.knownNodes().forEach(queue::add);
     workers.forEach(Thread::start);
     offeringWrites.start();
     long period = config.resync().toMillis();
     resync.scheduleWithFixedDelay(
         () -> informers.knownNodes().forEach(queue::add), period, period, TimeUnit.MILLISECONDS);
-    // A broken Lease watch must be noticed even while no event comes (LeaseLiveness says why).
-    resync.scheduleWithFixedDelay(informers::checkLeaseSight, 1, 1, TimeUnit.SECONDS);
     LOG.atInfo()
         .addKeyValue("driver", config.driverName())
         .addKeyValue("workers", workers.size())
