@@ -39,8 +39,9 @@ import tools.jackson.databind.json.JsonMapper;
  * plugin Lease, in one offering. Starts the controller (the shaded jar, production flags plus
  * {@code -Xmx}), measures the time until every pool is published, the controller's RSS (current and
  * peak), and the API writes and its CPU during two resyncs with nothing changed, while every plugin
- * Lease is renewed, and after every Node's status is updated once. Prints a Markdown table. Run it
- * with {@code hack/bench-controller-scale}; it removes what it created.
+ * Lease is renewed, and after every Node's status is updated once; last, a handover ({@link
+ * Handover}): a second replica started beside it, then the first stopped. Prints a Markdown table.
+ * Run it with {@code hack/bench-controller-scale}; it removes what it created.
  *
  * <p>Beside it, in the same run and before the controller starts, the API server's own rate for the
  * same slices: a plain client creating every node's pool as the controller renders it, 16 nodes in
@@ -352,13 +353,7 @@ public final class ControllerScaleBenchmark {
           startCpu = Cpu.now().minus(beforeController);
           startControllerCpu = controller.cpuSeconds();
         }
-        if (!controller.alive()) {
-          throw new IllegalStateException(
-              "the controller died; see "
-                  + controller.log()
-                  + "\n"
-                  + TestFiles.tail(controller.log(), 20));
-        }
+        requireAlive(controller, "the controller");
         if (System.nanoTime() - start > Duration.ofMinutes(20).toNanos()) {
           throw new IllegalStateException("pools not published within 20 minutes");
         }
@@ -504,13 +499,7 @@ public final class ControllerScaleBenchmark {
     try (ControllerProcess second = startController(env, heap, work.resolve("controller-2"))) {
       long deadline = System.nanoTime() + FOLLOWER_SYNC.toNanos();
       while (listedTimes(second.log()).size() < 4 && System.nanoTime() < deadline) {
-        if (!second.alive()) {
-          throw new IllegalStateException(
-              "the second controller died; see "
-                  + second.log()
-                  + "\n"
-                  + TestFiles.tail(second.log(), 20));
-        }
+        requireAlive(second, "the second controller");
         Thread.sleep(100);
       }
       List<LocalTime> listed = listedTimes(second.log());
@@ -529,13 +518,7 @@ public final class ControllerScaleBenchmark {
       double reconciled = Double.NaN;
       Map<String, Long> reconciles = Map.of();
       while (Double.isNaN(reconciled)) {
-        if (!second.alive()) {
-          throw new IllegalStateException(
-              "the second controller died; see "
-                  + second.log()
-                  + "\n"
-                  + TestFiles.tail(second.log(), 20));
-        }
+        requireAlive(second, "the second controller");
         if (System.nanoTime() - stopped > Duration.ofMinutes(10).toNanos()) {
           throw new IllegalStateException("the second controller did not take over in 10 minutes");
         }
@@ -876,6 +859,15 @@ public final class ControllerScaleBenchmark {
                   .build());
     }
     return said == nodes;
+  }
+
+  /** Fails the run, with the end of its log, when {@code controller} has exited. */
+  private static void requireAlive(ControllerProcess controller, String which)
+      throws java.io.IOException {
+    if (!controller.alive()) {
+      throw new IllegalStateException(
+          which + " died; see " + controller.log() + "\n" + TestFiles.tail(controller.log(), 20));
+    }
   }
 
   /** Pools whose highest generation is complete. */
