@@ -176,6 +176,8 @@ public class NodePoolController {
                 resync.scheduleWithFixedDelay(informers::checkLeaseSight, 1, 1, TimeUnit.SECONDS);
                 synced.complete(null);
               } catch (RuntimeException e) {
+                // Told now, not only when this replica comes to lead (start() throws it then).
+                LOG.atError().setCause(e).log("cannot list and watch the GPU nodes");
                 synced.completeExceptionally(e);
               }
             });
