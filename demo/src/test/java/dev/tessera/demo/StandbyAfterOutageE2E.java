@@ -25,10 +25,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the plugin's renewal comes within the grace, and the slices keep their UIDs.
  *
  * <p>What this does not isolate: with the sight checked only from the lead on (before decision 59's
- * check from the sync on), it passed too. Here the standby leads a few seconds after the API server
- * is back, before its Lease watch has come back from its backoff, and the sight is also checked
- * before every reconcile: so it is found broken then. The check from the sync on is for a standby
- * that leads after its watch came back, within the grace of that (docs/decisions.md, 59).
+ * check from the sync on), it passed too. Most likely (not confirmed in its logs): the standby
+ * leads a few seconds after the API server is back, before its Lease watch has come back from its
+ * backoff, and the sight is also checked before every reconcile, so it is found broken then. The
+ * check from the sync on is for a standby that leads after its watch came back, within the grace of
+ * that (docs/decisions.md, 59).
  */
 @ExtendWith(TesseraLogsOnFailure.class)
 class StandbyAfterOutageE2E {
