@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -16,18 +19,33 @@ import java.util.stream.Stream;
 final class ClusterComponents {
   private final Path state;
 
+  /** What this stopped and has not started again. */
+  private final Set<String> stopped = new LinkedHashSet<>();
+
   ClusterComponents(Path state) {
     this.state = state;
   }
 
   /** SIGTERM, then SIGKILL after 30 s; returns once it has exited. */
   void stop(String component) throws IOException, InterruptedException {
+    stopped.add(component); // before: a stop that fails half-way may have stopped it
     run("stop", component);
   }
 
   /** Started again with its recorded command line; the API server: once it is ready. */
   void start(String component) throws IOException, InterruptedException {
     run("start", component);
+    stopped.remove(component);
+  }
+
+  /**
+   * Starts again whatever this stopped and did not start: a test's clean-up, when it failed during
+   * its outage.
+   */
+  void startStopped() throws IOException, InterruptedException {
+    for (String component : List.copyOf(stopped)) {
+      start(component);
+    }
   }
 
   private void run(String action, String component) throws IOException, InterruptedException {
