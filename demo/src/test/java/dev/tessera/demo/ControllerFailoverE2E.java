@@ -38,12 +38,7 @@ class ControllerFailoverE2E {
           .until(() -> Files.readString(second.log()).contains("waiting to lead"));
       assertThat(Files.readString(tessera.processes().controller().log())).contains("leading");
       // The first replica leads; the second fills its caches while it waits, and does not publish.
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  Files.readString(second.log()).lines().filter(l -> l.contains(" listed ")).count()
-                      == 4);
+      await().atMost(Duration.ofSeconds(30)).until(second::cachesSynced);
       assertThat(Files.readString(second.log()))
           .doesNotContain(" leading ")
           .doesNotContain("published the node's slices");

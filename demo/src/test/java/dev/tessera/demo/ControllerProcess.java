@@ -54,6 +54,17 @@ final class ControllerProcess implements AutoCloseable {
     return log;
   }
 
+  /**
+   * The informers the controller starts (GpuNodes, Nodes, Leases, slices); each logs its one list,
+   * at its start.
+   */
+  static final int INFORMERS = 4;
+
+  /** Whether the controller's log says every informer has listed: its caches have synced. */
+  boolean cachesSynced() throws IOException {
+    return Files.readString(log).lines().filter(l -> l.contains(" listed ")).count() == INFORMERS;
+  }
+
   /** What the controller's {@code /metrics} serves now (its port is read from its log). */
   String metrics() throws IOException, InterruptedException {
     Matcher port =

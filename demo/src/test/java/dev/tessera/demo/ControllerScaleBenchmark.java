@@ -498,13 +498,15 @@ public final class ControllerScaleBenchmark {
     LocalTime started = LocalTime.now();
     try (ControllerProcess second = startController(env, heap, work.resolve("controller-2"))) {
       long deadline = System.nanoTime() + FOLLOWER_SYNC.toNanos();
-      while (listedTimes(second.log()).size() < 4 && System.nanoTime() < deadline) {
+      while (!second.cachesSynced() && System.nanoTime() < deadline) {
         requireAlive(second, "the second controller");
         Thread.sleep(100);
       }
       List<LocalTime> listed = listedTimes(second.log());
       double synced =
-          listed.size() < 4 ? Double.NaN : sinceStart(started, listed.get(listed.size() - 1));
+          listed.size() == ControllerProcess.INFORMERS
+              ? sinceStart(started, listed.get(listed.size() - 1))
+              : Double.NaN;
       long rss = second.rssKib();
       double cpu = second.cpuSeconds();
       LocalTime stoppedAt = LocalTime.now();
