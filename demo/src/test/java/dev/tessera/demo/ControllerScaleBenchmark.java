@@ -40,8 +40,9 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code -Xmx}), measures the time until every pool is published, the controller's RSS (current and
  * peak), and the API writes and its CPU during two resyncs with nothing changed, while every plugin
  * Lease is renewed, and after every Node's status is updated once; last, a handover ({@link
- * Handover}): a second replica started beside it, then the first stopped. Prints a Markdown table.
- * Run it with {@code hack/bench-controller-scale}; it removes what it created.
+ * Handover}): a second replica started beside it, then the first stopped (and as many more as
+ * {@code -Dtessera.bench.handovers} asks). Prints a Markdown table. Run it with {@code
+ * hack/bench-controller-scale}; it removes what it created.
  *
  * <p>Beside it, in the same run and before the controller starts, the API server's own rate for the
  * same slices: a plain client creating every node's pool as the controller renders it, 16 nodes in
@@ -63,6 +64,8 @@ public final class ControllerScaleBenchmark {
    * @param steady how long the controller is watched for writes once everything is published, first
    *     with nothing changing, then again while every plugin Lease is renewed
    * @param renewPeriod how often each plugin Lease is renewed in the second window
+   * @param handovers how many handovers end the run, each to a replica started beside the last
+   *     one's new leader (at least one)
    */
   record Setting(
       String driverName,
@@ -70,7 +73,8 @@ public final class ControllerScaleBenchmark {
       String electionNamespace,
       Duration resync,
       Duration steady,
-      Duration renewPeriod) {
+      Duration renewPeriod,
+      int handovers) {
     static Setting production() {
       return new Setting(
           "gpu.tessera.dev",
@@ -78,7 +82,8 @@ public final class ControllerScaleBenchmark {
           "kube-system",
           Duration.ofSeconds(30),
           Duration.ofSeconds(65), // two resyncs
-          askedRenewPeriod());
+          askedRenewPeriod(),
+          Math.max(1, Integer.getInteger("tessera.bench.handovers", 1)));
     }
 
     /**
@@ -128,7 +133,12 @@ public final class ControllerScaleBenchmark {
       Map<String, Long> renewReconciles,
       long renewalsSettled,
       NodeStatusRound statusRound,
-      Handover handover) {
+      List<Handover> handovers) {
+
+    /** The first handover, from the measured controller to the second replica. */
+    Handover handover() {
+      return handovers.get(0);
+    }
 
     String table() {
       return String.format(
@@ -173,7 +183,8 @@ public final class ControllerScaleBenchmark {
               + " before the handover | %s / %d MiB, %.1f s |%n"
               + "| the leader stopped (SIGTERM): the second leads after / has reconciled every"
               + " node after | %.2f s / %.2f s |%n"
-              + "| the second's slice writes / reconciles by outcome | %d / %s |%n",
+              + "| the second's slice writes / reconciles by outcome | %d / %s |%n"
+              + "%s",
           nodes,
           offering.label(),
           slices,
@@ -231,15 +242,47 @@ public final class ControllerScaleBenchmark {
           statusRound.unchanged(),
           statusRound.controllerCpuSeconds(),
           perRenewalMicros(statusRound.controllerCpuSeconds(), statusRound.updates()),
-          Double.isNaN(handover.followerSyncedSeconds())
+          Double.isNaN(handover().followerSyncedSeconds())
               ? "not before it led"
-              : String.format(Locale.ROOT, "%.1f s", handover.followerSyncedSeconds()),
-          handover.followerRssKib() / 1024,
-          handover.followerCpuSeconds(),
-          handover.toLeadingSeconds(),
-          handover.toReconciledSeconds(),
-          handover.writeLines().size(),
-          handover.reconciles());
+              : String.format(Locale.ROOT, "%.1f s", handover().followerSyncedSeconds()),
+          handover().followerRssKib() / 1024,
+          handover().followerCpuSeconds(),
+          handover().toLeadingSeconds(),
+          handover().toReconciledSeconds(),
+          handover().writeLines().size(),
+          handover().reconciles(),
+          furtherHandovers());
+    }
+
+    /**
+     * The handovers after the first, each to a replica started beside the last one's new leader:
+     * one handover's wait for the election is uniform over the followers' poll period, so it takes
+     * many to compare two periods.
+     */
+    private String furtherHandovers() {
+      if (handovers.size() < 2) {
+        return "";
+      }
+      var further = handovers.subList(1, handovers.size());
+      return String.format(
+          Locale.ROOT,
+          "| handovers after the first (%d): the next replica leads after / has reconciled every"
+              + " node after, median [min–max] (mean) | %s / %s |%n",
+          further.size(),
+          spread(further.stream().mapToDouble(Handover::toLeadingSeconds).sorted().toArray()),
+          spread(further.stream().mapToDouble(Handover::toReconciledSeconds).sorted().toArray()));
+    }
+
+    private static String spread(double[] sorted) {
+      int n = sorted.length;
+      double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+      return String.format(
+          Locale.ROOT,
+          "%.2f [%.2f–%.2f] (%.2f) s",
+          median,
+          sorted[0],
+          sorted[n - 1],
+          java.util.Arrays.stream(sorted).average().orElse(Double.NaN));
     }
 
     private static double perRenewalMicros(double cpuSeconds, long renewed) {
@@ -415,7 +458,7 @@ public final class ControllerScaleBenchmark {
       long rssSteady = controller.rssKib();
       long peakRss = controller.peakRssKib();
       // Last: it stops the measured controller.
-      Handover handover = handover(controller, env, heap, nodes);
+      List<Handover> handovers = handovers(controller, env, heap, nodes);
       return new Figures(
           nodes,
           offering,
@@ -450,7 +493,7 @@ public final class ControllerScaleBenchmark {
           renewReconciles,
           counter(SETTLED_RENEWALS, metricsAfter) - settledBefore,
           statusRound,
-          handover);
+          handovers);
     }
   }
 
@@ -488,67 +531,93 @@ public final class ControllerScaleBenchmark {
       Pattern.compile("(?m)^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .* leading ");
 
   /**
-   * Starts a second replica beside {@code leader}, gives it until its caches have synced (four
-   * lists logged, or {@link #FOLLOWER_SYNC}), then stops the leader as a rolling upgrade does and
-   * measures until the second has reconciled every node: all were published, so it should write
-   * nothing.
+   * {@link Setting#handovers} handovers in a row, the first from {@code leader}: each to a replica
+   * started beside the current leader, which then stops. Stops the last replica too.
+   */
+  private List<Handover> handovers(
+      ControllerProcess leader, Map<String, String> env, String heap, int nodes) throws Exception {
+    var handovers = new ArrayList<Handover>();
+    ControllerProcess current = leader;
+    try {
+      for (int i = 2; i <= setting.handovers() + 1; i++) {
+        LocalTime started = LocalTime.now();
+        ControllerProcess next = startController(env, heap, work.resolve("controller-" + i));
+        try {
+          handovers.add(handover(current, next, started, nodes));
+        } catch (Exception | Error e) {
+          next.close();
+          throw e;
+        }
+        current = next;
+      }
+    } finally {
+      if (current != leader) {
+        current.close();
+      }
+    }
+    return handovers;
+  }
+
+  /**
+   * Gives {@code second}, started beside {@code leader} at {@code started}, until its caches have
+   * synced (four lists logged, or {@link #FOLLOWER_SYNC}), then stops the leader as a rolling
+   * upgrade does and measures until the second has reconciled every node: all were published, so it
+   * should write nothing. The second goes on running, leading.
    */
   private Handover handover(
-      ControllerProcess leader, Map<String, String> env, String heap, int nodes) throws Exception {
-    LocalTime started = LocalTime.now();
-    try (ControllerProcess second = startController(env, heap, work.resolve("controller-2"))) {
-      long deadline = System.nanoTime() + FOLLOWER_SYNC.toNanos();
-      while (!second.cachesSynced() && System.nanoTime() < deadline) {
-        requireAlive(second, "the second controller");
-        Thread.sleep(100);
-      }
-      List<LocalTime> listed = listedTimes(second.log());
-      double synced =
-          listed.size() == ControllerProcess.INFORMERS
-              ? sinceStart(started, listed.get(listed.size() - 1))
-              : Double.NaN;
-      long rss = second.rssKib();
-      double cpu = second.cpuSeconds();
-      LocalTime stoppedAt = LocalTime.now();
-      long stopped = System.nanoTime();
-      Future<?> stopping =
-          pool.submit(
-              () -> {
-                leader.close();
-                return null;
-              });
-      double reconciled = Double.NaN;
-      Map<String, Long> reconciles = Map.of();
-      while (Double.isNaN(reconciled)) {
-        requireAlive(second, "the second controller");
-        if (System.nanoTime() - stopped > Duration.ofMinutes(10).toNanos()) {
-          throw new IllegalStateException("the second controller did not take over in 10 minutes");
-        }
-        String metrics = second.metrics();
-        reconciles = reconciles(metrics);
-        Matcher depth = QUEUE_DEPTH.matcher(metrics);
-        if (reconciles.values().stream().mapToLong(Long::longValue).sum() >= nodes
-            && depth.find()
-            && Double.parseDouble(depth.group(1)) == 0) {
-          reconciled = (System.nanoTime() - stopped) / 1e9;
-        } else {
-          Thread.sleep(50);
-        }
-      }
-      stopping.get();
-      Matcher leading = LEADING.matcher(Files.readString(second.log()));
-      if (!leading.find()) {
-        throw new IllegalStateException("the second controller reconciled without leading");
-      }
-      return new Handover(
-          synced,
-          rss,
-          cpu,
-          sinceStart(stoppedAt, LocalTime.parse(leading.group(1))),
-          reconciled,
-          publishLinesAfter(second.log(), 0),
-          reconciles);
+      ControllerProcess leader, ControllerProcess second, LocalTime started, int nodes)
+      throws Exception {
+    long deadline = System.nanoTime() + FOLLOWER_SYNC.toNanos();
+    while (!second.cachesSynced() && System.nanoTime() < deadline) {
+      requireAlive(second, "the second controller");
+      Thread.sleep(100);
     }
+    List<LocalTime> listed = listedTimes(second.log());
+    double synced =
+        listed.size() == ControllerProcess.INFORMERS
+            ? sinceStart(started, listed.get(listed.size() - 1))
+            : Double.NaN;
+    long rss = second.rssKib();
+    double cpu = second.cpuSeconds();
+    LocalTime stoppedAt = LocalTime.now();
+    long stopped = System.nanoTime();
+    Future<?> stopping =
+        pool.submit(
+            () -> {
+              leader.close();
+              return null;
+            });
+    double reconciled = Double.NaN;
+    Map<String, Long> reconciles = Map.of();
+    while (Double.isNaN(reconciled)) {
+      requireAlive(second, "the second controller");
+      if (System.nanoTime() - stopped > Duration.ofMinutes(10).toNanos()) {
+        throw new IllegalStateException("the second controller did not take over in 10 minutes");
+      }
+      String metrics = second.metrics();
+      reconciles = reconciles(metrics);
+      Matcher depth = QUEUE_DEPTH.matcher(metrics);
+      if (reconciles.values().stream().mapToLong(Long::longValue).sum() >= nodes
+          && depth.find()
+          && Double.parseDouble(depth.group(1)) == 0) {
+        reconciled = (System.nanoTime() - stopped) / 1e9;
+      } else {
+        Thread.sleep(50);
+      }
+    }
+    stopping.get();
+    Matcher leading = LEADING.matcher(Files.readString(second.log()));
+    if (!leading.find()) {
+      throw new IllegalStateException("the second controller reconciled without leading");
+    }
+    return new Handover(
+        synced,
+        rss,
+        cpu,
+        sinceStart(stoppedAt, LocalTime.parse(leading.group(1))),
+        reconciled,
+        publishLinesAfter(second.log(), 0),
+        reconciles);
   }
 
   /**
@@ -671,7 +740,8 @@ public final class ControllerScaleBenchmark {
   }
 
   /**
-   * The controller's jar on this JVM; or, with {@code -Dtessera.bench.controllerImage} naming an
+   * The controller's jar ({@code -Dtessera.bench.controllerJar}, else the build's) on this JVM, to
+   * compare two builds in one hour; or, with {@code -Dtessera.bench.controllerImage} naming an
    * image's root filesystem unpacked ({@code hack/bench-controller-scale} unpacks {@code
    * hack/images}' archive), the image's own runtime, jar and AOT cache (the entrypoint's {@code
    * -XX:AOTCache}; left out with {@code -Dtessera.bench.controllerAot=off}), which only that
@@ -681,8 +751,12 @@ public final class ControllerScaleBenchmark {
       throws java.io.IOException {
     String image = System.getProperty("tessera.bench.controllerImage", "");
     if (image.isBlank()) {
+      String jar = System.getProperty("tessera.bench.controllerJar", "");
       return ControllerProcess.start(
-          REPO.resolve("controller/target/tessera-controller.jar"), dir, env, jvmOptions(heap));
+          jar.isBlank() ? REPO.resolve("controller/target/tessera-controller.jar") : Path.of(jar),
+          dir,
+          env,
+          jvmOptions(heap));
     }
     Path tessera = Path.of(image).resolve("opt/tessera");
     var options = new ArrayList<String>();

@@ -46,7 +46,8 @@ class ControllerScaleSmokeE2E {
               NAMESPACE,
               Duration.ofSeconds(2),
               Duration.ofSeconds(5),
-              Duration.ofSeconds(1));
+              Duration.ofSeconds(1),
+              2);
       var bench =
           new ControllerScaleBenchmark(
               cluster, client, pool, work, setting, ControllerScaleBenchmark.inventory(work));
@@ -88,16 +89,20 @@ class ControllerScaleSmokeE2E {
             .as("GpuNodes listed at the start")
             .isGreaterThanOrEqualTo(NODES);
         // A second replica fills its caches while the first leads; once the first is stopped, it
-        // leads, reconciles every node from them and finds nothing to write.
-        var handover = figures.handover();
-        assertThat(handover.followerSyncedSeconds()).as("the second's caches synced").isNotNaN();
-        assertThat(handover.toReconciledSeconds())
-            .as("seconds until the second reconciled every node")
-            .isGreaterThanOrEqualTo(handover.toLeadingSeconds());
-        assertThat(handover.reconciles().values().stream().mapToLong(Long::longValue).sum())
-            .as("the second's reconciles")
-            .isGreaterThanOrEqualTo(NODES);
-        assertThat(handover.writeLines()).as("the second's writes").isEmpty();
+        // leads, reconciles every node from them and finds nothing to write. Then a third takes
+        // over from the second the same way.
+        assertThat(figures.handovers()).as("handovers").hasSize(2);
+        for (var handover : figures.handovers()) {
+          assertThat(handover.followerSyncedSeconds()).as("the next's caches synced").isNotNaN();
+          assertThat(handover.toReconciledSeconds())
+              .as("seconds until the next reconciled every node")
+              .isGreaterThanOrEqualTo(handover.toLeadingSeconds());
+          assertThat(handover.reconciles().values().stream().mapToLong(Long::longValue).sum())
+              .as("the next's reconciles")
+              .isGreaterThanOrEqualTo(NODES);
+          assertThat(handover.writeLines()).as("the next's writes").isEmpty();
+        }
+        assertThat(figures.table()).contains("| handovers after the first (1): ");
         assertThat(figures.table()).contains("| ResourceSlices published | " + figures.slices());
       } finally {
         bench.cleanUp();
