@@ -118,6 +118,11 @@ public class LeaderElection {
   }
 
   private void newLeader(String leader) {
+    if (leader == null) {
+      // A leader that stops releases the Lease with no holder; the next to ask takes it.
+      LOG.atInfo().log("the controller's lead was released");
+      return;
+    }
     LOG.atInfo().addKeyValue("leader", leader).log("the controller's leader");
   }
 
