@@ -256,8 +256,9 @@ public final class ControllerScaleBenchmark {
 
     /**
      * The handovers after the first, each to a replica started beside the last one's new leader:
-     * one handover's wait for the election is uniform over the followers' poll period, so it takes
-     * many to compare two periods.
+     * one handover's wait for the election is anywhere in 1 to 2.2 of the follower's retry periods
+     * (less the while from its start to the leader's stop), so it takes many to compare two
+     * periods.
      */
     private String furtherHandovers() {
       if (handovers.size() < 2) {

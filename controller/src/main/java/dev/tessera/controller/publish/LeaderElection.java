@@ -77,8 +77,9 @@ public class LeaderElection {
   /**
    * How often a follower asks for the Lease, and the leader renews it: client-go's ratio (2 s of a
    * 15 s Lease, a 10 s renew deadline). A released lead waits for a follower's next ask, which
-   * fabric8 makes 1 to 2.2 retry periods after its last; at a fifth of the Lease (3 s) that was 2.5
-   * s on average, now 1.7 s.
+   * fabric8 makes 1 to 2.2 retry periods after its last: over 29 handovers as a rolling upgrade
+   * makes them, 2.33 s on average from the leader's SIGTERM, against 4.00 s at a fifth of the Lease
+   * (decision 61).
    */
   static java.time.Duration retryPeriod(java.time.Duration leaseDuration) {
     return leaseDuration.multipliedBy(2).dividedBy(15);
