@@ -9,7 +9,6 @@ import dev.tessera.plugin.k8s.GpuNodeReporter;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -80,14 +79,9 @@ class ApiServerOutageE2E {
 
   @AfterAll
   static void stop() throws Exception {
-    try {
-      if (components != null) {
-        components.startStopped();
-      }
-    } finally {
-      if (tessera != null) {
-        tessera.close();
-      }
+    // components is set before tessera is started: without it there is nothing to close.
+    if (components != null) {
+      components.startStoppedThenClose(tessera);
     }
   }
 
@@ -99,7 +93,7 @@ class ApiServerOutageE2E {
     awaitRunning(client, "outage-before");
     String before = claimUid(client, "outage-before");
     assertThat(tessera.checkpointedClaims()).contains(before);
-    Map<String, String> sliceUids = sliceUids();
+    Map<String, String> sliceUids = tessera.sliceUids();
     assertThat(sliceUids).isNotEmpty();
 
     Path lockFile =
@@ -208,7 +202,7 @@ class ApiServerOutageE2E {
                 .collect(Collectors.joining("\n")));
       }
     }
-    assertThat(sliceUids())
+    assertThat(tessera.sliceUids())
         .as("the node's slices (name -> UID) after the outage")
         .isEqualTo(sliceUids);
     assertThat(
@@ -305,12 +299,6 @@ class ApiServerOutageE2E {
 
   private static String claimUid(KubernetesClient client, String name) {
     return claim(client, name).getMetadata().getUid();
-  }
-
-  private static Map<String, String> sliceUids() {
-    List<ResourceSlice> slices = tessera.slices();
-    return slices.stream()
-        .collect(Collectors.toMap(s -> s.getMetadata().getName(), s -> s.getMetadata().getUid()));
   }
 
   /** The plugin pod's log as the kubelet wrote it on this host (readable without the API). */

@@ -39,12 +39,19 @@ final class ClusterComponents {
   }
 
   /**
-   * Starts again whatever this stopped and did not start: a test's clean-up, when it failed during
-   * its outage.
+   * An outage test's clean-up: starts again whatever this stopped and did not start (the test
+   * failed during its outage), then closes {@code tessera} (null: none was started), whose
+   * tear-down needs the API server, even when a start failed.
    */
-  void startStopped() throws IOException, InterruptedException {
-    for (String component : List.copyOf(stopped)) {
-      start(component);
+  void startStoppedThenClose(AutoCloseable tessera) throws Exception {
+    try {
+      for (String component : List.copyOf(stopped)) {
+        start(component);
+      }
+    } finally {
+      if (tessera != null) {
+        tessera.close();
+      }
     }
   }
 

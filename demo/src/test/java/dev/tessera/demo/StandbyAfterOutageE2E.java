@@ -5,11 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.controller.render.Offering;
 import dev.tessera.demo.TesseraDeployment.Kind;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,14 +62,9 @@ class StandbyAfterOutageE2E {
 
   @AfterAll
   static void stop() throws Exception {
-    try {
-      if (components != null) {
-        components.startStopped();
-      }
-    } finally {
-      if (tessera != null) {
-        tessera.close();
-      }
+    // components is set before tessera is started: without it there is nothing to close.
+    if (components != null) {
+      components.startStoppedThenClose(tessera);
     }
   }
 
@@ -79,7 +72,7 @@ class StandbyAfterOutageE2E {
   void aStandbyThatLeadsAfterAnOutageKeepsTheLiveNodesSlices() throws Exception {
     try (var second = tessera.processes().startAnotherController()) {
       await().atMost(Duration.ofSeconds(30)).until(second::cachesSynced);
-      Map<String, String> before = sliceUids();
+      Map<String, String> before = tessera.sliceUids();
       assertThat(before).isNotEmpty();
 
       long plugin = tessera.processes().plugin().pid();
@@ -101,7 +94,7 @@ class StandbyAfterOutageE2E {
       // Several of its resyncs (2 s) and the plugin's renewals (1 s) later: the same slices,
       // never withdrawn and published again.
       Thread.sleep(Duration.ofSeconds(10));
-      assertThat(sliceUids())
+      assertThat(tessera.sliceUids())
           .as("the node's slices (name -> UID) after the outage")
           .isEqualTo(before);
       assertThat(Files.readString(second.log()))
@@ -113,13 +106,5 @@ class StandbyAfterOutageE2E {
   private static void signal(String signal, long pid) throws Exception {
     int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start().waitFor();
     assertThat(exit).as("kill -" + signal + " " + pid).isZero();
-  }
-
-  private static Map<String, String> sliceUids() {
-    return tessera.slices().stream()
-        .collect(
-            Collectors.toMap(
-                (ResourceSlice s) -> s.getMetadata().getName(),
-                (ResourceSlice s) -> s.getMetadata().getUid()));
   }
 }
