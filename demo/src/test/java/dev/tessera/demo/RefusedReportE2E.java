@@ -9,6 +9,7 @@ import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.plugin.k8s.GpuNodeReporter;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,16 +123,12 @@ class RefusedReportE2E {
         client.namespaces().withName(NAMESPACE).delete();
       }
       // The slices and the GpuNode go with their Node (owner references, the garbage collector).
+      // kube-controller-manager's collector takes a few seconds here, but on a loaded CI host once
+      // took more than a minute (the first failure in 50 runs): wait two, and name what is left.
       await()
-          .atMost(Duration.ofSeconds(60))
-          .until(
-              () ->
-                  slices(client).isEmpty()
-                      && client
-                              .genericKubernetesResources(GpuNodeReporter.GPU_NODES)
-                              .withName(NODE)
-                              .get()
-                          == null);
+          .atMost(Duration.ofSeconds(120))
+          .untilAsserted(
+              () -> assertThat(leftBehind(client)).as("left behind by the deleted node").isEmpty());
     }
   }
 
@@ -166,6 +164,28 @@ class RefusedReportE2E {
         .withField("spec.driver", DRIVER)
         .list()
         .getItems();
+  }
+
+  /** What still stands of the node: each object with the owners it names (kind/name/uid). */
+  private static List<String> leftBehind(KubernetesClient client) {
+    var left = new ArrayList<String>();
+    for (ResourceSlice slice : slices(client)) {
+      left.add("ResourceSlice " + slice.getMetadata().getName() + owners(slice));
+    }
+    var gpuNode = client.genericKubernetesResources(GpuNodeReporter.GPU_NODES).withName(NODE).get();
+    if (gpuNode != null) {
+      left.add("GpuNode " + NODE + owners(gpuNode));
+    }
+    if (!left.isEmpty() && client.nodes().withName(NODE).get() != null) {
+      left.add("(the Node " + NODE + " itself still stands)");
+    }
+    return left;
+  }
+
+  private static String owners(HasMetadata object) {
+    return object.getMetadata().getOwnerReferences().stream()
+        .map(o -> o.getKind() + "/" + o.getName() + "/" + o.getUid())
+        .collect(Collectors.joining(", ", " owned by [", "]"));
   }
 
   private static double rejected(ControllerProcess controller) throws Exception {
