@@ -9,8 +9,18 @@ import java.time.Instant;
  * partition). {@link LeaseLiveness} counts a Lease's expiry from no earlier than this.
  */
 final class LeaseSight {
+  /** What one observation changed: an operator is told when sight is lost and when it is back. */
+  enum Change {
+    NONE,
+    LOST,
+    REGAINED
+  }
+
   private final Clock clock;
   private volatile Instant since;
+
+  /** As last observed; sight starts as had (the informer's start is its beginning). */
+  private boolean watching = true;
 
   LeaseSight(Clock clock) {
     this.clock = clock;
@@ -25,11 +35,18 @@ final class LeaseSight {
   /**
    * Takes what the informer says now: while it is not watching, sight keeps starting now, so a
    * watch that comes back after a gap counts from the end of the gap (to the observer's period).
+   * Synchronized: the periodic check and the reconciles' workers observe at once, and one change is
+   * to be reported once.
    */
-  void observe(boolean watching) {
+  synchronized Change observe(boolean watching) {
     if (!watching) {
       since = clock.instant();
     }
+    if (watching == this.watching) {
+      return Change.NONE;
+    }
+    this.watching = watching;
+    return watching ? Change.REGAINED : Change.LOST;
   }
 
   Instant since() {

@@ -224,7 +224,19 @@ final class PoolInformers implements AutoCloseable {
    * reconcile (see {@link LeaseLiveness} for why a gap in sight matters).
    */
   void checkLeaseSight() {
-    leaseSight.observe(leases.isWatching());
+    switch (leaseSight.observe(leases.isWatching())) {
+      case LOST ->
+          LOG.atWarn()
+              .log(
+                  "lost sight of the plugins' Leases (their watch is down); no plugin is judged"
+                      + " gone on a Lease while it cannot be seen");
+      case REGAINED ->
+          LOG.atInfo()
+              .addKeyValue("since", leaseSight.since())
+              .log(
+                  "sees the plugins' Leases again; a Lease's expiry counts from no earlier than now");
+      case NONE -> {}
+    }
   }
 
   /**

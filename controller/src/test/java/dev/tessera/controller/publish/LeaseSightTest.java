@@ -34,4 +34,13 @@ class LeaseSightTest {
     sight.observe(true);
     assertThat(sight.since()).isEqualTo(lastBlind);
   }
+
+  @Test
+  void eachLossAndReturnOfSightIsReportedOnce() {
+    assertThat(sight.observe(true)).isEqualTo(LeaseSight.Change.NONE);
+    assertThat(sight.observe(false)).isEqualTo(LeaseSight.Change.LOST);
+    assertThat(sight.observe(false)).isEqualTo(LeaseSight.Change.NONE);
+    assertThat(sight.observe(true)).isEqualTo(LeaseSight.Change.REGAINED);
+    assertThat(sight.observe(true)).isEqualTo(LeaseSight.Change.NONE);
+  }
 }
