@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * leads a few seconds after the API server is back, before its Lease watch has come back from its
  * backoff, and the sight is also checked before every reconcile, so it is found broken then. The
  * check from the sync on is for a standby that leads after its watch came back, within the grace of
- * that (docs/decisions.md, 59).
+ * that (docs/decisions.md, 59): {@link StandbyAfterItsWatchReturnsE2E} shows that one.
  */
 @ExtendWith(TesseraLogsOnFailure.class)
 class StandbyAfterOutageE2E {
@@ -75,8 +75,7 @@ class StandbyAfterOutageE2E {
       Map<String, String> before = tessera.sliceUids();
       assertThat(before).isNotEmpty();
 
-      long plugin = tessera.processes().plugin().pid();
-      signal("STOP", plugin);
+      tessera.processes().pausePlugin();
       try {
         components.stop("kube-apiserver");
         Thread.sleep(OUTAGE);
@@ -87,7 +86,7 @@ class StandbyAfterOutageE2E {
             .atMost(Duration.ofSeconds(120))
             .until(() -> Files.readString(second.log()).contains(" leading "));
       } finally {
-        signal("CONT", plugin);
+        tessera.processes().resumePlugin();
       }
       assertThat(Files.readString(tessera.processes().controller().log()))
           .contains("lost the lead");
@@ -101,10 +100,5 @@ class StandbyAfterOutageE2E {
           .as("the standby's log")
           .doesNotContain("published the node's slices");
     }
-  }
-
-  private static void signal(String signal, long pid) throws Exception {
-    int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start().waitFor();
-    assertThat(exit).as("kill -" + signal + " " + pid).isZero();
   }
 }

@@ -105,6 +105,27 @@ final class TesseraProcesses implements TesseraDeployment {
     plugin.close();
   }
 
+  /**
+   * Pauses the node plugin (SIGSTOP), as a plugin slow to renew its Lease: it neither renews nor
+   * answers until {@link #resumePlugin}.
+   */
+  void pausePlugin() throws IOException, InterruptedException {
+    signalPlugin("STOP");
+  }
+
+  /** Resumes the node plugin that {@link #pausePlugin} paused (SIGCONT). */
+  void resumePlugin() throws IOException, InterruptedException {
+    signalPlugin("CONT");
+  }
+
+  private void signalPlugin(String signal) throws IOException, InterruptedException {
+    String pid = Long.toString(plugin.pid());
+    int exit = new ProcessBuilder("kill", "-" + signal, pid).start().waitFor();
+    if (exit != 0) {
+      throw new IllegalStateException("kill -" + signal + " " + pid + " exited with " + exit);
+    }
+  }
+
   /** Starts the node plugin again and waits until the kubelet has registered it. */
   void startPlugin() throws IOException {
     plugin = startPlugin(work, pluginEnv);
