@@ -123,8 +123,8 @@ class RefusedReportE2E {
         client.namespaces().withName(NAMESPACE).delete();
       }
       // The slices and the GpuNode go with their Node (owner references, the garbage collector).
-      // kube-controller-manager's collector takes a few seconds here, but on a loaded CI host once
-      // took more than a minute (the first failure in 50 runs): wait two, and name what is left.
+      // kube-controller-manager's collector takes a few seconds here, but once, in CI's run of
+      // 98a9f0a, not within a minute, and nothing said what was left: wait two, and name it.
       await()
           .atMost(Duration.ofSeconds(120))
           .untilAsserted(
