@@ -7,7 +7,9 @@
 #   - /lib/modules: kind always mounts it read-only into the node; made (empty) when the host has none;
 #   - sysctls: netavark turns on forwarding, the node's kubelet sets its kernel tunables (a privileged container
 #     writes the host's): their values before up are written back by down;
-#   - firewall: the chains netavark adds for kind's network are removed with it.
+#   - firewall: the chains netavark adds for kind's network are removed with it;
+#   - /run/netns: netavark makes it (a mount of its own) for the nodes' namespaces; removed when it was not there
+#     before and is empty again.
 # shellcheck shell=bash
 
 HOST_RECORD=$KIND_STATE/host
@@ -34,6 +36,7 @@ host_prepare() {
   tessera_sysctls "${HOST_SYSCTLS[@]}" >"$HOST_RECORD/sysctl.saved"
   iptables_chains >"$HOST_RECORD/chains.saved"
   if command -v nft >/dev/null; then nft list tables >"$HOST_RECORD/chains.saved.tables" 2>/dev/null || true; fi
+  if [ ! -e /run/netns ]; then touch "$HOST_RECORD/made-run-netns"; fi
   if [ ! -d /lib/modules ]; then
     mkdir /lib/modules && touch "$HOST_RECORD/made-lib-modules"
     say "made /lib/modules (kind mounts it into the node; down removes it)"
@@ -71,6 +74,10 @@ host_restore() {
   [ -f "$HOST_RECORD/chains.saved" ] && remove_new_netavark_chains "$HOST_RECORD/chains.saved"
   if [ -f "$HOST_RECORD/sysctl.saved" ]; then tessera_restore_sysctls "$HOST_RECORD/sysctl.saved"; fi
   if [ -f "$HOST_RECORD/made-lib-modules" ]; then rmdir /lib/modules 2>/dev/null && say "removed /lib/modules"; fi
+  if [ -f "$HOST_RECORD/made-run-netns" ] && [ -d /run/netns ] && [ -z "$(ls -A /run/netns)" ]; then
+    if mountpoint -q /run/netns; then umount /run/netns 2>/dev/null || true; fi
+    rmdir /run/netns 2>/dev/null && say "removed /run/netns"
+  fi
   if [ -f "$HOST_RECORD/made-podman-conf" ]; then rm -f "$PODMAN_CONF" && say "removed $PODMAN_CONF"; fi
   if [ -f "$HOST_RECORD/made-podman-conf-dir" ]; then rmdir "$(dirname "$PODMAN_CONF")" 2>/dev/null || true; fi
   rm -rf "$HOST_RECORD"
