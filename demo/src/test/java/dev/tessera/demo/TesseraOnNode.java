@@ -584,11 +584,9 @@ final class TesseraOnNode implements AutoCloseable {
    * Each of this node's slices by name, with its UID: a slice withdrawn and published again comes
    * back under a new UID, which tests that must see none withdrawn compare.
    */
-  java.util.Map<String, String> sliceUids() {
+  Map<String, String> sliceUids() {
     return slices().stream()
-        .collect(
-            java.util.stream.Collectors.toMap(
-                s -> s.getMetadata().getName(), s -> s.getMetadata().getUid()));
+        .collect(Collectors.toMap(s -> s.getMetadata().getName(), s -> s.getMetadata().getUid()));
   }
 
   @Override
