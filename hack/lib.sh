@@ -69,6 +69,16 @@ tessera_restore_sysctls() {
   done <"$1"
 }
 
+# tessera_remove_run_netns: removes /run/netns, which `ip netns` and podman's netavark each make as a mount of its own,
+# for a caller that made it; returns 1 and leaves it where it still holds network namespaces (another engine's, or
+# another tier's: the local cluster's and podman's share it).
+tessera_remove_run_netns() {
+  [ -d /run/netns ] || return 0
+  [ -z "$(ls -A /run/netns 2>/dev/null)" ] || return 1
+  if mountpoint -q /run/netns; then umount /run/netns 2>/dev/null || umount -l /run/netns; fi
+  rmdir /run/netns
+}
+
 # tessera_build_lock DIR: waits for, then holds, the lock of the cache entry DIR (the file DIR.lock), so two runs
 # that both find DIR missing (two test tiers, a test and a user's build) build it one after the other: each
 # re-checks DIR once it holds the lock, and the second finds it built. tessera_build_unlock releases it early; the

@@ -74,9 +74,8 @@ host_restore() {
   [ -f "$HOST_RECORD/chains.saved" ] && remove_new_netavark_chains "$HOST_RECORD/chains.saved"
   if [ -f "$HOST_RECORD/sysctl.saved" ]; then tessera_restore_sysctls "$HOST_RECORD/sysctl.saved"; fi
   if [ -f "$HOST_RECORD/made-lib-modules" ]; then rmdir /lib/modules 2>/dev/null && say "removed /lib/modules"; fi
-  if [ -f "$HOST_RECORD/made-run-netns" ] && [ -d /run/netns ] && [ -z "$(ls -A /run/netns)" ]; then
-    if mountpoint -q /run/netns; then umount /run/netns 2>/dev/null || true; fi
-    rmdir /run/netns 2>/dev/null && say "removed /run/netns"
+  if [ -f "$HOST_RECORD/made-run-netns" ] && [ -d /run/netns ]; then
+    tessera_remove_run_netns && say "removed /run/netns"
   fi
   if [ -f "$HOST_RECORD/made-podman-conf" ]; then rm -f "$PODMAN_CONF" && say "removed $PODMAN_CONF"; fi
   if [ -f "$HOST_RECORD/made-podman-conf-dir" ]; then rmdir "$(dirname "$PODMAN_CONF")" 2>/dev/null || true; fi
