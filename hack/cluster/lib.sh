@@ -69,7 +69,10 @@ component_running() {
   pid=$(component_pid "$1") || return 1
   [ "$(basename "$(readlink "/proc/$pid/exe" 2>/dev/null)" " (deleted)")" = "$1" ]
 }
-# component_stop NAME: SIGTERM, up to 30 s for it to exit, then SIGKILL.
+# component_stop NAME: SIGTERM, up to 30 s for it to exit, then SIGKILL, as a kubelet ends a static pod with the default
+# grace period. The API server takes all 30 s while any watch is open: its --shutdown-watch-termination-grace-period
+# defaults to 0 (watches are not drained) and its HTTP server then waits for them up to the 60 s request timeout, so
+# it is killed, as a kubeadm cluster's is; the outage tests' outage is that 30 s plus their own.
 component_stop() {
   local pid i
   if component_running "$1"; then
