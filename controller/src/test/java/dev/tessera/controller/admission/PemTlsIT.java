@@ -3,10 +3,23 @@ package dev.tessera.controller.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +40,62 @@ class PemTlsIT {
         SelfSignedCert.create(
             dir, List.of("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"));
     assertThat(PemTls.serverContext(cert.certFile(), cert.keyFile())).isNotNull();
+  }
+
+  @Test
+  void theContextServesItsKeyAndCertificateInAHandshake() throws Exception {
+    for (var keyOptions :
+        List.of(
+            List.<String>of(),
+            List.of("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"))) {
+      Path keyDir = Files.createTempDirectory(dir, "key");
+      var cert = SelfSignedCert.create(keyDir, keyOptions);
+      Certificate served;
+      try (var server =
+          (SSLServerSocket)
+              PemTls.serverContext(cert.certFile(), cert.keyFile())
+                  .getServerSocketFactory()
+                  .createServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        var accepted =
+            CompletableFuture.runAsync(
+                () -> {
+                  try (var socket = (SSLSocket) server.accept()) {
+                    socket.startHandshake();
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                });
+        try (var client =
+            (SSLSocket)
+                clientTrusting(cert.certFile())
+                    .getSocketFactory()
+                    .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort())) {
+          client.startHandshake();
+          served = client.getSession().getPeerCertificates()[0];
+        }
+        accepted.get(30, TimeUnit.SECONDS);
+      }
+      try (InputStream in = Files.newInputStream(cert.certFile())) {
+        assertThat(served)
+            .as("the certificate served, %s", keyOptions)
+            .isEqualTo(CertificateFactory.getInstance("X.509").generateCertificate(in));
+      }
+    }
+  }
+
+  /** A client context that trusts only the certificate in {@code certFile}. */
+  private static SSLContext clientTrusting(Path certFile) throws Exception {
+    KeyStore trust = KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    try (InputStream in = Files.newInputStream(certFile)) {
+      trust.setCertificateEntry(
+          "webhook", CertificateFactory.getInstance("X.509").generateCertificate(in));
+    }
+    var trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    trustManagers.init(trust);
+    SSLContext tls = SSLContext.getInstance("TLS");
+    tls.init(null, trustManagers.getTrustManagers(), null);
+    return tls;
   }
 
   @Test
