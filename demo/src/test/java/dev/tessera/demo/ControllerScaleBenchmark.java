@@ -37,12 +37,13 @@ import tools.jackson.databind.json.JsonMapper;
  * The controller at fleet scale against the real API server of the local cluster: {@code nodes}
  * Node objects, each with a kubelet's status, a GpuNode of 8 simulated H100s (own UUIDs) and a live
  * plugin Lease, in one offering. Starts the controller (the shaded jar, production flags plus
- * {@code -Xmx}), measures the time until every pool is published, the controller's RSS (current and
- * peak), and the API writes and its CPU during two resyncs with nothing changed, while every plugin
- * Lease is renewed, and after every Node's status is updated once; last, a handover ({@link
- * Handover}): a second replica started beside it, then the first stopped (and as many more as
- * {@code -Dtessera.bench.handovers} asks). Prints a Markdown table. Run it with {@code
- * hack/bench-controller-scale}; it removes what it created.
+ * {@code -Xmx}, logged in as its pod is: {@link ServiceAccountLogin}), measures the time until
+ * every pool is published, the controller's RSS (current and peak), and the API writes and its CPU
+ * during two resyncs with nothing changed, while every plugin Lease is renewed, and after every
+ * Node's status is updated once; last, a handover ({@link Handover}): a second replica started
+ * beside it, then the first stopped (and as many more as {@code -Dtessera.bench.handovers} asks).
+ * Prints a Markdown table. Run it with {@code hack/bench-controller-scale}; it removes what it
+ * created.
  *
  * <p>Beside it, in the same run and before the controller starts, the API server's own rate for the
  * same slices: a plain client creating every node's pool as the controller renders it, 16 nodes in
@@ -374,10 +375,23 @@ public final class ControllerScaleBenchmark {
     Cpu rawCpu = Cpu.now().minus(beforeRaw);
     Cpu beforeController = Cpu.now();
 
+    // The controller logs in as its pod does (a ServiceAccount's token), unless asked to use the
+    // admin's kubeconfig as this benchmark did before the thirty-fifth session.
+    boolean adminLogin = System.getProperty("tessera.bench.controllerLogin", "").equals("admin");
+    String account = "tessera-scale-bench-" + setting.electionNamespace();
+    ServiceAccountLogin login =
+        adminLogin
+            ? null
+            : ServiceAccountLogin.create(
+                client, setting.electionNamespace(), account, work.resolve("login"));
     long start = System.nanoTime();
     LocalTime startedAt = LocalTime.now(); // the zone the controller logs in
     var env = new java.util.HashMap<String, String>();
-    env.put("TESSERA_CONTROLLER_KUBECONFIG", cluster.adminKubeconfig().toString());
+    if (login == null) {
+      env.put("TESSERA_CONTROLLER_KUBECONFIG", cluster.adminKubeconfig().toString());
+    } else {
+      env.putAll(login.env());
+    }
     env.put("TESSERA_CONTROLLER_RESYNC", setting.resync().toMillis() + "ms");
     env.put("TESSERA_CONTROLLER_DRIVER_NAME", setting.driverName());
     env.put("TESSERA_CONTROLLER_LEASE_NAMESPACE", setting.leaseNamespace());
@@ -386,7 +400,8 @@ public final class ControllerScaleBenchmark {
     if (!workers.isBlank()) {
       env.put("TESSERA_CONTROLLER_WORKERS", workers);
     }
-    try (ControllerProcess controller = startController(env, heap, work.resolve("controller"))) {
+    try (login;
+        ControllerProcess controller = startController(env, heap, work.resolve("controller"))) {
       // Watched through the controller's own log (a file read), and confirmed by one list of the
       // slices once every node says published: listing 9,000 slices of ~90 KiB every 2 s, as
       // this benchmark did, took the API server's cores from the writes it measures.

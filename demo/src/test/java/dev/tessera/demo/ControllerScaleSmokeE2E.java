@@ -110,6 +110,15 @@ class ControllerScaleSmokeE2E {
       }
       assertThat(client.nodes().list().getItems())
           .noneMatch(n -> n.getMetadata().getName().startsWith(ControllerScaleBenchmark.PREFIX));
+      // The controller logged in as a ServiceAccount bound to cluster-admin: the binding is gone.
+      assertThat(
+              client
+                  .rbac()
+                  .clusterRoleBindings()
+                  .withName("tessera-scale-bench-" + NAMESPACE)
+                  .get())
+          .as("the controller's login's binding")
+          .isNull();
       // The slices go with their Nodes (owner references, the garbage collector).
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (!bench.ownSlices().isEmpty() && System.nanoTime() < deadline) {
