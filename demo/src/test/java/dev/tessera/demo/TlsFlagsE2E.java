@@ -85,38 +85,15 @@ class TlsFlagsE2E {
     Path keystore = work.resolve("server.p12");
     Path cert = work.resolve("server.pem");
     keytool(
-        "-genkeypair",
-        "-alias",
-        "server",
-        "-keyalg",
-        "RSA",
-        "-keysize",
-        "2048",
-        "-dname",
-        "CN=127.0.0.1",
-        "-ext",
-        "san=ip:127.0.0.1",
-        "-validity",
-        "1",
-        "-storetype",
-        "PKCS12",
-        "-keystore",
-        keystore.toString(),
-        "-storepass",
-        "changeit",
-        "-keypass",
-        "changeit");
+        "-genkeypair -alias server -keyalg RSA -keysize 2048 -dname CN=127.0.0.1"
+            + " -ext san=ip:127.0.0.1 -validity 1 -storetype PKCS12 -storepass changeit"
+            + " -keypass changeit -keystore "
+            + keystore);
     keytool(
-        "-exportcert",
-        "-rfc",
-        "-alias",
-        "server",
-        "-keystore",
-        keystore.toString(),
-        "-storepass",
-        "changeit",
-        "-file",
-        cert.toString());
+        "-exportcert -rfc -alias server -storepass changeit -keystore "
+            + keystore
+            + " -file "
+            + cert);
     KeyStore keys = KeyStore.getInstance("PKCS12");
     try (InputStream in = Files.newInputStream(keystore)) {
       keys.load(in, "changeit".toCharArray());
@@ -204,10 +181,11 @@ class TlsFlagsE2E {
         printed.lines().reduce((first, second) -> second).orElse(""), Files.readString(classes));
   }
 
-  private void keytool(String... args) throws Exception {
+  /** Runs the JDK's keytool with {@code args} (split at spaces: no path here has one). */
+  private void keytool(String args) throws Exception {
     var command = new ArrayList<String>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-    command.addAll(List.of(args));
+    command.addAll(List.of(args.split(" ")));
     Process keytool = new ProcessBuilder(command).redirectErrorStream(true).start();
     String printed = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).as("keytool finished").isTrue();

@@ -61,11 +61,9 @@ public final class PemTls {
     KeyStore store = KeyStore.getInstance("PKCS12");
     store.load(null, null);
     // A PKCS#12 store encrypts a key it is given, and the key managers decrypt it again, each with
-    // the JDK's
-    // 10,000 rounds of PBKDF2 by default: ~50 ms of the controller's start before the JIT has
-    // compiled SHA-256.
-    // This store never leaves memory and its password is empty, so no number of rounds protects
-    // anything.
+    // the JDK's 10,000 rounds of PBKDF2 by default: ~50 ms of the controller's start before the JIT
+    // has compiled SHA-256. This store never leaves memory and its password is empty, so no number
+    // of rounds protects anything (decision 63).
     store.setEntry(
         "webhook",
         new KeyStore.PrivateKeyEntry(key, chain),
