@@ -10,16 +10,13 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,7 +64,7 @@ class PemTlsIT {
                 });
         try (var client =
             (SSLSocket)
-                clientTrusting(cert.certFile())
+                cert.clientContext()
                     .getSocketFactory()
                     .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort())) {
           client.startHandshake();
@@ -81,21 +78,6 @@ class PemTlsIT {
             .isEqualTo(CertificateFactory.getInstance("X.509").generateCertificate(in));
       }
     }
-  }
-
-  /** A client context that trusts only the certificate in {@code certFile}. */
-  private static SSLContext clientTrusting(Path certFile) throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    try (InputStream in = Files.newInputStream(certFile)) {
-      trust.setCertificateEntry(
-          "webhook", CertificateFactory.getInstance("X.509").generateCertificate(in));
-    }
-    var trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    trustManagers.init(trust);
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(null, trustManagers.getTrustManagers(), null);
-    return tls;
   }
 
   @Test
