@@ -378,12 +378,11 @@ public final class ControllerScaleBenchmark {
     // The controller logs in as its pod does (a ServiceAccount's token), unless asked to use the
     // admin's kubeconfig as this benchmark did before the thirty-fifth session.
     boolean adminLogin = System.getProperty("tessera.bench.controllerLogin", "").equals("admin");
-    String account = "tessera-scale-bench-" + setting.electionNamespace();
     ServiceAccountLogin login =
         adminLogin
             ? null
             : ServiceAccountLogin.create(
-                client, setting.electionNamespace(), account, work.resolve("login"));
+                client, setting.electionNamespace(), loginAccount(setting), work.resolve("login"));
     long start = System.nanoTime();
     LocalTime startedAt = LocalTime.now(); // the zone the controller logs in
     var env = new java.util.HashMap<String, String>();
@@ -1061,6 +1060,14 @@ public final class ControllerScaleBenchmark {
         .filter(l -> l.contains("published the node's slices"))
         .skip(skip)
         .toList();
+  }
+
+  /**
+   * The ServiceAccount (in the election namespace) and ClusterRoleBinding the measured controller
+   * logs in with: one per setting, so the smoke and a benchmark never share one.
+   */
+  static String loginAccount(Setting setting) {
+    return "tessera-scale-bench-" + setting.electionNamespace();
   }
 
   /**

@@ -115,7 +115,7 @@ class ControllerScaleSmokeE2E {
               client
                   .rbac()
                   .clusterRoleBindings()
-                  .withName("tessera-scale-bench-" + NAMESPACE)
+                  .withName(ControllerScaleBenchmark.loginAccount(setting))
                   .get())
           .as("the controller's login's binding")
           .isNull();

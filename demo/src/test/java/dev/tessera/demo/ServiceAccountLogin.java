@@ -5,11 +5,8 @@ import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Base64;
 import java.util.Map;
 
 /**
@@ -38,7 +35,8 @@ final class ServiceAccountLogin implements AutoCloseable {
 
   /**
    * Makes the ServiceAccount {@code name} in {@code namespace} (which exists), binds it to {@code
-   * cluster-admin} under the same name, and writes its token and the cluster's CA into {@code dir}.
+   * cluster-admin} under the same name, and writes its token (and the cluster's CA, where the
+   * admin's kubeconfig holds it inline) into {@code dir}.
    */
   static ServiceAccountLogin create(KubernetesClient admin, String namespace, String name, Path dir)
       throws IOException {
@@ -84,16 +82,7 @@ final class ServiceAccountLogin implements AutoCloseable {
             .getToken();
     Files.createDirectories(dir);
     Path tokenFile = Files.writeString(dir.resolve("token"), token);
-    Path caFile = dir.resolve("ca.crt");
-    var config = admin.getConfiguration();
-    if (config.getCaCertFile() != null) {
-      Files.copy(Path.of(config.getCaCertFile()), caFile);
-    } else {
-      Files.writeString(
-          caFile,
-          new String(Base64.getDecoder().decode(config.getCaCertData()), StandardCharsets.UTF_8));
-    }
-    URI api = URI.create(config.getMasterUrl());
+    var api = ApiServerEndpoint.of(admin.getConfiguration(), dir);
     // What fabric8 reads in a pod, from the kubelet's environment and the projected files; the
     // kubeconfig that a process on this host would otherwise find is not tried.
     return new ServiceAccountLogin(
@@ -101,10 +90,10 @@ final class ServiceAccountLogin implements AutoCloseable {
         namespace,
         name,
         Map.of(
-            "KUBERNETES_SERVICE_HOST", api.getHost(),
-            "KUBERNETES_SERVICE_PORT", Integer.toString(api.getPort() == -1 ? 443 : api.getPort()),
+            "KUBERNETES_SERVICE_HOST", api.host(),
+            "KUBERNETES_SERVICE_PORT", Integer.toString(api.port()),
             "KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", tokenFile.toString(),
-            "KUBERNETES_CERTS_CA_FILE", caFile.toString(),
+            "KUBERNETES_CERTS_CA_FILE", api.ca().toString(),
             "KUBERNETES_AUTH_TRYKUBECONFIG", "false"));
   }
 

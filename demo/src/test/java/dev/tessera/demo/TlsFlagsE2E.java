@@ -6,13 +6,11 @@ import io.fabric8.kubernetes.client.Config;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +56,7 @@ class TlsFlagsE2E {
 
   @Test
   void theControllersFlagsNegotiateChaCha20WithTheApiServer() throws Exception {
-    ApiServer api = apiServer();
+    ApiServerEndpoint api = apiServer();
     assertThat(probe(JvmOptions.read(CONTROLLER_OPTIONS), api.host(), api.port(), api.ca()))
         .extracting(Probe::cipherSuite)
         .isEqualTo("TLS_CHACHA20_POLY1305_SHA256");
@@ -69,7 +67,7 @@ class TlsFlagsE2E {
 
   @Test
   void thePluginAndTheControllerReachTheApiServerWithoutAP256KeyShare() throws Exception {
-    ApiServer api = apiServer();
+    ApiServerEndpoint api = apiServer();
     for (Path options : List.of(PLUGIN_OPTIONS, CONTROLLER_OPTIONS)) {
       Probe probe = probe(JvmOptions.read(options), api.host(), api.port(), api.ca());
       assertThat(probe.cipherSuite()).as("%s: the handshake", options).startsWith("TLS_");
@@ -133,23 +131,10 @@ class TlsFlagsE2E {
     }
   }
 
-  record ApiServer(String host, int port, Path ca) {}
-
-  private ApiServer apiServer() throws IOException {
-    Config config =
-        Config.fromKubeconfig(Files.readString(Clusters.requireApiServer().adminKubeconfig()));
-    URI api = URI.create(config.getMasterUrl());
-    return new ApiServer(api.getHost(), api.getPort() == -1 ? 443 : api.getPort(), caOf(config));
-  }
-
-  private Path caOf(Config config) throws IOException {
-    if (config.getCaCertFile() != null) {
-      return Path.of(config.getCaCertFile());
-    }
-    Path ca = work.resolve("ca.crt");
-    Files.writeString(
-        ca, new String(Base64.getDecoder().decode(config.getCaCertData()), StandardCharsets.UTF_8));
-    return ca;
+  private ApiServerEndpoint apiServer() throws IOException {
+    return ApiServerEndpoint.of(
+        Config.fromKubeconfig(Files.readString(Clusters.requireApiServer().adminKubeconfig())),
+        work);
   }
 
   /**
