@@ -3,7 +3,9 @@
 #   - containers.conf drop-in: runc where crun refuses the host's cgroups (a cgroup v1 or hybrid host), default
 #     ulimits within the caller's hard limits (without them the runtime's setrlimit fails on hosts that cap them),
 #     and a private cgroup namespace by default (kind asks for one on its CLI; podman 4.3's Docker API ignores the
-#     CgroupnsMode a Testcontainers client sends, and a node without one sees the host's cgroup paths);
+#     CgroupnsMode a Testcontainers client sends, and a node without one sees the host's cgroup paths), and exec
+#     sessions' conmon gone 5 s after the command exits (through the Docker API podman keeps it 300 s, as Docker keeps
+#     an exec's exit code 5 minutes, so it outlives a Testcontainers node by minutes; the client reads it at once);
 #   - /lib/modules: kind always mounts it read-only into the node; made (empty) when the host has none;
 #   - sysctls: netavark turns on forwarding, the node's kubelet sets its kernel tunables (a privileged container
 #     writes the host's): their values before up are written back by down;
@@ -57,6 +59,7 @@ host_prepare() {
 default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
 cgroupns = "private"
 [engine]
+exit_command_delay = 5
 $runtime
 EOF
     touch "$HOST_RECORD/made-podman-conf"
