@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * Tessera installed with {@code helm install} into the local cluster by {@code
@@ -298,6 +299,9 @@ final class TesseraRelease implements TesseraDeployment {
         restarts().stream()
             .filter(r -> restartsExpected.stream().noneMatch(r::startsWith))
             .toList();
+    restarts.stream()
+        .filter(r -> !r.endsWith(" restarts=0"))
+        .forEach(r -> System.out.print(whyRestarted(r.substring(0, r.indexOf(' ')), 40)));
     try {
       uninstall();
     } finally {
@@ -305,6 +309,48 @@ final class TesseraRelease implements TesseraDeployment {
           .as("Tessera's pods ran without a restart")
           .allMatch(r -> r.endsWith(" restarts=0"));
     }
+  }
+
+  /**
+   * How {@code pod}'s containers last ended and the last {@code lines} of what they logged then: an
+   * unexpected restart is gone with the cluster once the test fails.
+   */
+  private String whyRestarted(String pod, int lines) {
+    var s = new StringBuilder();
+    var resource = client.pods().inNamespace(HelmChart.NAMESPACE).withName(pod);
+    Pod found = resource.get();
+    if (found == null) {
+      return "--- %s restarted, and is gone%n".formatted(pod);
+    }
+    for (var status : found.getStatus().getContainerStatuses()) {
+      var last = status.getLastState() == null ? null : status.getLastState().getTerminated();
+      s.append(
+          "--- %s/%s restarted %d times; the last end: %s%n"
+              .formatted(
+                  pod,
+                  status.getName(),
+                  status.getRestartCount(),
+                  last == null
+                      ? "unknown"
+                      : "%s, exit code %d, at %s (%s)"
+                          .formatted(
+                              last.getReason(),
+                              last.getExitCode(),
+                              last.getFinishedAt(),
+                              last.getMessage())));
+      try {
+        String previous = resource.inContainer(status.getName()).terminated().getLog();
+        s.append(
+                previous
+                    .lines()
+                    .skip(Math.max(0, previous.lines().count() - lines))
+                    .collect(Collectors.joining("\n")))
+            .append('\n');
+      } catch (RuntimeException e) {
+        s.append("(its log before the restart is gone: ").append(e.getMessage()).append(")\n");
+      }
+    }
+    return s.toString();
   }
 
   private void uninstall() throws Exception {
