@@ -30,16 +30,18 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>The controller's JVM runs C1 only, where the JDK's AES-GCM has none of its intrinsics (~30
  *       MB/s) and ChaCha20-Poly1305 runs ~5x faster; a fleet's start decrypts its lists of GpuNodes
  *       through TLS, so it offers ChaCha20-Poly1305 first.
- *   <li>Both send their TLS 1.3 key shares for x25519 and P-384, not the JDK's x25519 and P-256:
- *       the first P-256 share builds the JDK's P-256 table, ~100 ms of the interpreter at every
- *       start, for a share Go's API server throws away (decision 62). A server that takes only
- *       P-256 (as one restricted to it for FIPS may) is still reached, asking again for it.
+ *   <li>Both, and {@code kubectl-tessera}'s launcher, send their TLS 1.3 key shares for x25519 and
+ *       P-384, not the JDK's x25519 and P-256: the first P-256 share builds the JDK's P-256 table,
+ *       ~100 ms of the interpreter at every start, for a share Go's API server throws away
+ *       (decision 62). A server that takes only P-256 (as one restricted to it for FIPS may) is
+ *       still reached, asking again for it.
  * </ul>
  */
 class TlsFlagsE2E {
   private static final Path REPO = HelmChart.REPO;
   private static final Path PLUGIN_OPTIONS = REPO.resolve("kubelet-plugin/jvm.options");
   private static final Path CONTROLLER_OPTIONS = REPO.resolve("controller/jvm.options");
+  private static final Path CLI_INSTALLER = REPO.resolve("hack/install-kubectl-tessera");
 
   /** The JDK's precomputed P-256 table: loaded where, and only where, a P-256 share is made. */
   private static final String P256_TABLE =
@@ -65,13 +67,24 @@ class TlsFlagsE2E {
         .contains("_GCM_");
   }
 
+  /** The flags of one JVM that Tessera ships, named for the messages. */
+  record Flags(String whose, List<String> options) {}
+
+  /** The plugin's and the controller's {@code jvm.options}, and the CLI launcher's properties. */
+  private static List<Flags> shipped() throws IOException {
+    return List.of(
+        new Flags(PLUGIN_OPTIONS.toString(), JvmOptions.read(PLUGIN_OPTIONS)),
+        new Flags(CONTROLLER_OPTIONS.toString(), JvmOptions.read(CONTROLLER_OPTIONS)),
+        new Flags("kubectl-tessera's launcher", JvmOptions.launcherProperties(CLI_INSTALLER)));
+  }
+
   @Test
-  void thePluginAndTheControllerReachTheApiServerWithoutAP256KeyShare() throws Exception {
+  void tesserasJvmsReachTheApiServerWithoutAP256KeyShare() throws Exception {
     ApiServerEndpoint api = apiServer();
-    for (Path options : List.of(PLUGIN_OPTIONS, CONTROLLER_OPTIONS)) {
-      Probe probe = probe(JvmOptions.read(options), api.host(), api.port(), api.ca());
-      assertThat(probe.cipherSuite()).as("%s: the handshake", options).startsWith("TLS_");
-      assertThat(probe.madeAP256Share()).as("%s: a P-256 key share made", options).isFalse();
+    for (Flags flags : shipped()) {
+      Probe probe = probe(flags.options(), api.host(), api.port(), api.ca());
+      assertThat(probe.cipherSuite()).as("%s: the handshake", flags.whose()).startsWith("TLS_");
+      assertThat(probe.madeAP256Share()).as("%s: a P-256 key share made", flags.whose()).isFalse();
     }
     assertThat(probe(List.of(), api.host(), api.port(), api.ca()).madeAP256Share())
         .as("the JDK's defaults: a P-256 key share made")
@@ -101,7 +114,7 @@ class TlsFlagsE2E {
     SSLContext tls = SSLContext.getInstance("TLS");
     tls.init(keyManagers.getKeyManagers(), null, null);
 
-    for (Path options : List.of(PLUGIN_OPTIONS, CONTROLLER_OPTIONS)) {
+    for (Flags flags : shipped()) {
       try (var server =
           (SSLServerSocket)
               tls.getServerSocketFactory()
@@ -120,13 +133,15 @@ class TlsFlagsE2E {
                     throw new IllegalStateException("the P-256-only server's handshake", e);
                   }
                 });
-        Probe probe = probe(JvmOptions.read(options), "127.0.0.1", server.getLocalPort(), cert);
+        Probe probe = probe(flags.options(), "127.0.0.1", server.getLocalPort(), cert);
         assertThat(served.get(60, TimeUnit.SECONDS))
-            .as("%s: the server's side", options)
+            .as("%s: the server's side", flags.whose())
             .isEqualTo("TLSv1.3");
-        assertThat(probe.cipherSuite()).as("%s: the handshake", options).startsWith("TLS_");
+        assertThat(probe.cipherSuite()).as("%s: the handshake", flags.whose()).startsWith("TLS_");
         // Asked again for P-256 (HelloRetryRequest), the client made that share after all.
-        assertThat(probe.madeAP256Share()).as("%s: the P-256 share asked for", options).isTrue();
+        assertThat(probe.madeAP256Share())
+            .as("%s: the P-256 share asked for", flags.whose())
+            .isTrue();
       }
     }
   }
