@@ -316,6 +316,15 @@ final class TesseraRelease implements TesseraDeployment {
    * unexpected restart is gone with the cluster once the test fails.
    */
   private String whyRestarted(String pod, int lines) {
+    try {
+      return restartReport(pod, lines);
+    } catch (RuntimeException e) {
+      // A report that cannot be read must not keep the release from being uninstalled.
+      return "--- %s restarted; why could not be read: %s%n".formatted(pod, e.getMessage());
+    }
+  }
+
+  private String restartReport(String pod, int lines) {
     var s = new StringBuilder();
     var resource = client.pods().inNamespace(HelmChart.NAMESPACE).withName(pod);
     Pod found = resource.get();
