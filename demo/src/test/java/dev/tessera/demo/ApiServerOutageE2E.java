@@ -188,18 +188,8 @@ class ApiServerOutageE2E {
       int restarts = p.getStatus().getContainerStatuses().get(0).getRestartCount();
       System.out.printf("  %s restarts=%d%n", p.getMetadata().getName(), restarts);
       if (restarts > 0) {
-        String previous =
-            client
-                .pods()
-                .inNamespace(HelmChart.NAMESPACE)
-                .withName(p.getMetadata().getName())
-                .terminated()
-                .getLog();
-        System.out.println(
-            previous
-                .lines()
-                .skip(Math.max(0, previous.lines().count() - 40))
-                .collect(Collectors.joining("\n")));
+        System.out.print(
+            ((TesseraRelease) tessera.deployment()).whyRestarted(p.getMetadata().getName(), 40));
       }
     }
     assertThat(tessera.sliceUids())

@@ -301,7 +301,9 @@ final class TesseraRelease implements TesseraDeployment {
             .toList();
     restarts.stream()
         .filter(r -> !r.endsWith(" restarts=0"))
-        .forEach(r -> System.out.print(whyRestarted(r.substring(0, r.indexOf(' ')), 40)));
+        .map(r -> r.substring(0, r.indexOf(' ')))
+        .distinct()
+        .forEach(pod -> System.out.print(whyRestarted(pod, 40)));
     try {
       uninstall();
     } finally {
@@ -315,7 +317,7 @@ final class TesseraRelease implements TesseraDeployment {
    * How {@code pod}'s containers last ended and the last {@code lines} of what they logged then: an
    * unexpected restart is gone with the cluster once the test fails.
    */
-  private String whyRestarted(String pod, int lines) {
+  String whyRestarted(String pod, int lines) {
     try {
       return restartReport(pod, lines);
     } catch (RuntimeException e) {
