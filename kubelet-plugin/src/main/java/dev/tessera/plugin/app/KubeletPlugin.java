@@ -21,6 +21,7 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,10 +30,17 @@ import org.slf4j.LoggerFactory;
  * The plugin's life with the kubelet: serves DRA first, then offers itself for registration (the
  * kubelet dials the DRA socket as soon as it has registered us); at shutdown removes the
  * registration socket first so the kubelet stops sending work before the DRA server goes.
+ *
+ * <p>Registration waits for the start-up's warm-up (the API client's first connection), at most
+ * {@link #WARM_UP_WAIT}: the kubelet sends claims only to a registered plugin, so its first claim
+ * then finds the connection open instead of waiting for its TLS handshake. An API server that does
+ * not answer ends the warm-up within a second (the client's retries) or the wait ends it; the
+ * plugin registers either way, as it would have without the wait.
  */
 @Context
 public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletPlugin.class);
+  static final Duration WARM_UP_WAIT = Duration.ofSeconds(2);
 
   private final KubeletSockets sockets;
   private final StartupRecovery recovery;
@@ -44,8 +52,12 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   private final HealthMonitor health;
   private final DraHealthService healthService;
   private final GpuSampler sampler;
+  private final StartupWarmUp warmUp;
+  private final FatalErrors fatalErrors;
   private UnixSocketServer draServer;
+  // Guarded by this: registration is offered from the warm-up's thread, and must not be after stop.
   private UnixSocketServer registrationServer;
+  private boolean stopped;
 
   public KubeletPlugin(
       KubeletSockets sockets,
@@ -57,7 +69,8 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
       LeaseRenewer lease,
       HealthMonitor health,
       DraHealthService healthService,
-      GpuSampler sampler) {
+      GpuSampler sampler,
+      StartupWarmUp warmUp) {
     this.sockets = sockets;
     this.recovery = recovery;
     this.batch = batch;
@@ -67,6 +80,8 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
     this.health = health;
     this.healthService = healthService;
     this.sampler = sampler;
+    this.warmUp = warmUp;
+    this.fatalErrors = fatalErrors;
     this.registration =
         new RegistrationService(
             sockets.driverName(),
@@ -86,30 +101,53 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
           UnixSocketServer.start(
               sockets.draSocket(),
               List.of(new DraV1Service(batch), new DraV1beta1Service(batch), healthService));
-      health.listen(healthService::update);
-      health.start();
-      sampler.start();
-      registrationServer =
-          UnixSocketServer.start(sockets.registrationSocket(), List.of(registration));
-      // Once the kubelet has us: tell the cluster what this node has, and that we are alive.
-      registration
-          .registered()
-          .thenRunAsync(this::announce, Thread.ofVirtual()::start)
-          .exceptionally(
-              failure -> {
-                LOG.atError().setCause(failure).log("cannot announce the node to the cluster");
-                return null;
-              });
-      LOG.atInfo()
-          .addKeyValue("driver", sockets.driverName())
-          .addKeyValue("node", sockets.nodeName())
-          .addKeyValue("registrationSocket", sockets.registrationSocket())
-          .addKeyValue("draSocket", sockets.draSocket())
-          .addKeyValue("uptimeMs", ManagementFactory.getRuntimeMXBean().getUptime())
-          .log("serving the kubelet");
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot serve the kubelet sockets", e);
+      throw new UncheckedIOException("cannot serve the kubelet's DRA socket", e);
     }
+    health.listen(healthService::update);
+    health.start();
+    sampler.start();
+    LOG.atInfo()
+        .addKeyValue("driver", sockets.driverName())
+        .addKeyValue("node", sockets.nodeName())
+        .addKeyValue("draSocket", sockets.draSocket())
+        .addKeyValue("uptimeMs", ManagementFactory.getRuntimeMXBean().getUptime())
+        .log("serving the kubelet");
+    warmUp
+        .done()
+        .toCompletableFuture()
+        .copy()
+        .completeOnTimeout(null, WARM_UP_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+        .thenRun(this::offerRegistration);
+  }
+
+  private void offerRegistration() {
+    synchronized (this) {
+      if (stopped) {
+        return;
+      }
+      try {
+        registrationServer =
+            UnixSocketServer.start(sockets.registrationSocket(), List.of(registration));
+      } catch (IOException | RuntimeException e) {
+        LOG.atError().setCause(e).log("cannot serve the kubelet's registration socket");
+        fatalErrors.fatal("cannot serve the registration socket " + sockets.registrationSocket());
+        return;
+      }
+    }
+    // Once the kubelet has us: tell the cluster what this node has, and that we are alive.
+    registration
+        .registered()
+        .thenRunAsync(this::announce, Thread.ofVirtual()::start)
+        .exceptionally(
+            failure -> {
+              LOG.atError().setCause(failure).log("cannot announce the node to the cluster");
+              return null;
+            });
+    LOG.atInfo()
+        .addKeyValue("registrationSocket", sockets.registrationSocket())
+        .addKeyValue("uptimeMs", ManagementFactory.getRuntimeMXBean().getUptime())
+        .log("offering registration to the kubelet");
   }
 
   /** Reports the inventory (retrying until the API server takes it) and starts the Lease. */
@@ -139,8 +177,11 @@ public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
   void stop() throws IOException {
     // Its NVML wait cannot be cut short: let it run out while the sockets close.
     health.stopSoon();
-    if (registrationServer != null) {
-      registrationServer.close();
+    synchronized (this) {
+      stopped = true;
+      if (registrationServer != null) {
+        registrationServer.close();
+      }
     }
     if (draServer != null) {
       draServer.close();

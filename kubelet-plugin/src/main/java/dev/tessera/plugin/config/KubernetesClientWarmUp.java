@@ -1,8 +1,11 @@
 package dev.tessera.plugin.config;
 
+import dev.tessera.plugin.app.StartupWarmUp;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micronaut.context.annotation.Context;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,10 +20,11 @@ import org.slf4j.LoggerFactory;
  * clock: fabric8 builds its deserializers for a claim's model classes on first use, and the first
  * request opens the connection to the API server (with its TLS handshake). So it decodes a claim
  * like the ones a prepare reads and asks for a claim that does not exist. Neither can fail the
- * start-up: an API server that is away now is the prepare's problem, not the warm-up's.
+ * start-up: an API server that is away now is the prepare's problem, not the warm-up's. The plugin
+ * offers registration once it is done ({@link StartupWarmUp}).
  */
 @Context
-public class KubernetesClientWarmUp {
+public class KubernetesClientWarmUp implements StartupWarmUp {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesClientWarmUp.class);
 
   /** An allocated, reserved claim with one device's status: what a prepare and its status see. */
@@ -46,9 +50,26 @@ public class KubernetesClientWarmUp {
          "data":{"uuid":"GPU-0"}}]}}
       """;
 
+  private final CompletableFuture<Void> done = new CompletableFuture<>();
+
   public KubernetesClientWarmUp(KubernetesClient client) {
     client.getConfiguration();
-    Thread.ofPlatform().daemon().name("client-warm-up").start(() -> warmUp(client));
+    Thread.ofPlatform()
+        .daemon()
+        .name("client-warm-up")
+        .start(
+            () -> {
+              try {
+                warmUp(client);
+              } finally {
+                done.complete(null);
+              }
+            });
+  }
+
+  @Override
+  public CompletionStage<Void> done() {
+    return done;
   }
 
   private static void warmUp(KubernetesClient client) {

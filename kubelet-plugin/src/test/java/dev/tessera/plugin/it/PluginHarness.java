@@ -7,11 +7,13 @@ import io.micronaut.context.ApplicationContext;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
 
 /**
  * One node plugin running in this JVM on a simulated GPU node: its own driver root, kubelet dirs,
@@ -96,6 +98,10 @@ public final class PluginHarness implements AutoCloseable {
                 "tessera.metrics-port", "-1"));
     properties.putAll(extraProperties);
     context = ApplicationContext.builder().properties(properties).singletons(recordFatal).start();
+    // As the kubelet's plugin watcher does: the plugin offers registration once its client is warm.
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> Files.exists(registrationSocket()));
     kubelet = new KubeletClient(registrationSocket(), draSocket());
     return this;
   }
