@@ -33,7 +33,12 @@ public final class CdiSpecWriter {
   }
 
   public void write(String claimUid, CdiSpec spec) throws IOException {
-    AtomicFiles.write(specFile(claimUid), json.writeValueAsBytes(spec), Durability.WHOLE);
+    AtomicFiles.write(specFile(claimUid), render(spec), Durability.WHOLE);
+  }
+
+  /** The content of the spec's file. */
+  public byte[] render(CdiSpec spec) {
+    return json.writeValueAsBytes(spec);
   }
 
   public boolean delete(String claimUid) throws IOException {

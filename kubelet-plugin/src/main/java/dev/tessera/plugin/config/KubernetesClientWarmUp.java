@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * clock: fabric8 builds its deserializers for a claim's model classes on first use, and the first
  * request opens the connection to the API server (with its TLS handshake). So it decodes a claim
  * like the ones a prepare reads and asks for a claim that does not exist. Neither can fail the
- * start-up: an API server that is away now is the prepare's problem, not the warm-up's. The plugin
- * offers registration once it is done ({@link StartupWarmUp}).
+ * start-up: an API server that is away now is the prepare's problem, not the warm-up's. Then it
+ * renders a prepare's CDI spec and reply ({@link PrepareWarmUp}). The plugin offers registration
+ * once all of it is done ({@link StartupWarmUp}).
  */
 @Context
 public class KubernetesClientWarmUp implements StartupWarmUp {
@@ -52,7 +53,7 @@ public class KubernetesClientWarmUp implements StartupWarmUp {
 
   private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-  public KubernetesClientWarmUp(KubernetesClient client) {
+  public KubernetesClientWarmUp(KubernetesClient client, PrepareWarmUp prepare) {
     client.getConfiguration();
     Thread.ofPlatform()
         .daemon()
@@ -61,6 +62,7 @@ public class KubernetesClientWarmUp implements StartupWarmUp {
             () -> {
               try {
                 warmUp(client);
+                render(prepare);
               } finally {
                 done.complete(null);
               }
@@ -70,6 +72,14 @@ public class KubernetesClientWarmUp implements StartupWarmUp {
   @Override
   public CompletionStage<Void> done() {
     return done;
+  }
+
+  private static void render(PrepareWarmUp prepare) {
+    try {
+      prepare.run();
+    } catch (RuntimeException e) {
+      LOG.atWarn().setCause(e).log("cannot render a prepare's spec and reply at start-up");
+    }
   }
 
   private static void warmUp(KubernetesClient client) {

@@ -1,5 +1,6 @@
 package dev.tessera.plugin.kubelet;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import dev.tessera.api.kubelet.dra.v1.Claim;
 import dev.tessera.api.kubelet.dra.v1.DRAPluginGrpc;
 import dev.tessera.api.kubelet.dra.v1.Device;
@@ -68,6 +69,36 @@ public final class DraV1Service extends DRAPluginGrpc.DRAPluginImplBase {
             .putAllClaims(translation.unprepare(request.getClaimsList(), MESSAGES))
             .build());
     response.onCompleted();
+  }
+
+  /**
+   * Encodes a prepare's reply and decodes its request, as the first prepare would: protobuf builds
+   * each message's schema on its first use. For the start-up's warm-up, before registration.
+   */
+  public static void warmUp() {
+    var reply =
+        NodePrepareResourcesResponse.newBuilder()
+            .putClaims(
+                "uid",
+                NodePrepareResourceResponse.newBuilder()
+                    .addDevices(
+                        Device.newBuilder()
+                            .addRequestNames("gpu")
+                            .setPoolName("node")
+                            .setDeviceName("gpu-0")
+                            .addCdiDeviceIds("k8s.gpu.tessera.dev/claim=uid-gpu-0"))
+                    .build())
+            .build();
+    var request =
+        NodePrepareResourcesRequest.newBuilder()
+            .addClaims(Claim.newBuilder().setNamespace("ns").setName("claim").setUid("uid"))
+            .build();
+    try {
+      NodePrepareResourcesResponse.parseFrom(reply.toByteArray());
+      NodePrepareResourcesRequest.parseFrom(request.toByteArray());
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("a message of our own does not decode", e);
+    }
   }
 
   private static Device device(PreparedDevice d) {
