@@ -31,11 +31,12 @@ import org.slf4j.LoggerFactory;
  * kubelet dials the DRA socket as soon as it has registered us); at shutdown removes the
  * registration socket first so the kubelet stops sending work before the DRA server goes.
  *
- * <p>Registration waits for the start-up's warm-up (the API client's first connection), at most
- * {@link #WARM_UP_WAIT}: the kubelet sends claims only to a registered plugin, so its first claim
- * then finds the connection open instead of waiting for its TLS handshake. An API server that does
- * not answer ends the warm-up within a second (the client's retries) or the wait ends it; the
- * plugin registers either way, as it would have without the wait.
+ * <p>Registration waits for the start-up's warm-up (the API client's first connection, a prepare's
+ * spec and reply rendered once), at most {@link #WARM_UP_WAIT}: the kubelet sends claims only to a
+ * registered plugin, so its first claim then finds the connection open instead of waiting for its
+ * TLS handshake. An API server that refuses the connection ends the warm-up within a second (the
+ * client's retries); one that does not answer is waited for until {@link #WARM_UP_WAIT} has passed.
+ * The plugin registers either way, as it would have without the wait.
  */
 @Context
 public class KubeletPlugin implements ApplicationEventListener<StartupEvent> {
