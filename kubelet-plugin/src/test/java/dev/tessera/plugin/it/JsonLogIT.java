@@ -13,9 +13,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The plugin's jar run as the chart runs it with {@code logging.format=json}: {@code
- * LOG_FORMAT=json} turns every line it writes, from its start to its stop, into one JSON object a
- * log pipeline can read, with the key/values a text line carries (here the metrics port).
+ * The plugin's jar run as the chart runs it with {@code logging.format=json} (its {@code
+ * jvm.options} too): {@code LOG_FORMAT=json} turns every line it writes, from its start to its
+ * stop, into one JSON object a log pipeline can read, with the key/values a text line carries (here
+ * the metrics port).
  */
 class JsonLogIT {
   private final JsonMapper json = JsonMapper.builder().build();
@@ -29,7 +30,11 @@ class JsonLogIT {
     try (var api = new MockApiServer()) {
       var env = PluginProcess.nodeEnv(dir, root, api.writeKubeconfig(dir));
       env.put("LOG_FORMAT", "json");
-      try (var plugin = PluginProcess.start(KillablePlugin.JAR, dir.resolve("node"), "", env)) {
+      // With the JVM's flags too, as the image runs it: without them the JDK's warnings about
+      // sun.misc.Unsafe (protobuf's, at the start-up's warm-up) go to stderr as text.
+      try (var plugin =
+          PluginProcess.start(
+              KillablePlugin.JAR, dir.resolve("node"), PluginProcess.shippedJvmOptions(), env)) {
         await()
             .atMost(Duration.ofSeconds(60))
             .until(() -> Files.readString(plugin.log()).contains("serving metrics"));
