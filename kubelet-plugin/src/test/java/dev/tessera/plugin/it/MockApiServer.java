@@ -54,7 +54,14 @@ public final class MockApiServer implements AutoCloseable {
   }
 
   public Path writeKubeconfig(Path dir) throws IOException {
-    String url = client.getConfiguration().getMasterUrl();
+    return writeKubeconfig(dir, client.getConfiguration().getMasterUrl(), https);
+  }
+
+  /**
+   * {@code dir/kubeconfig}: the API server at {@code url}, a token, its certificate's verification
+   * skipped where {@code skipTlsVerify}.
+   */
+  static Path writeKubeconfig(Path dir, String url, boolean skipTlsVerify) throws IOException {
     Path file = dir.resolve("kubeconfig");
     Files.writeString(
         file,
@@ -72,7 +79,7 @@ public final class MockApiServer implements AutoCloseable {
           context: {cluster: mock, user: plugin, namespace: default}
         current-context: mock
         """
-            .formatted(url, https));
+            .formatted(url, skipTlsVerify));
     return file;
   }
 

@@ -113,23 +113,8 @@ class RegistrationAfterWarmUpIT {
     }
 
     Path writeKubeconfig(Path dir) throws IOException {
-      return Files.writeString(
-          dir.resolve("kubeconfig"),
-          """
-          apiVersion: v1
-          kind: Config
-          clusters:
-          - name: held
-            cluster: {server: "http://127.0.0.1:%d"}
-          users:
-          - name: plugin
-            user: {token: test}
-          contexts:
-          - name: held
-            context: {cluster: held, user: plugin, namespace: default}
-          current-context: held
-          """
-              .formatted(server.getAddress().getPort()));
+      return MockApiServer.writeKubeconfig(
+          dir, "http://127.0.0.1:" + server.getAddress().getPort(), false);
     }
 
     boolean awaitHeld(Duration timeout) throws InterruptedException {
