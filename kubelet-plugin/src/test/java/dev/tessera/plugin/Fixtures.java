@@ -4,6 +4,7 @@ import dev.tessera.api.inventory.Gpu;
 import dev.tessera.api.inventory.MigDevice;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
+import dev.tessera.api.inventory.MigProfile;
 import dev.tessera.api.inventory.NodeInventory;
 import io.fabric8.kubernetes.api.model.NodeSelectorBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAllocationConfiguration;
@@ -14,6 +15,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatusBuilder;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -58,6 +60,45 @@ public final class Fixtures {
                         List.of()))
             .toList();
     return new NodeInventory("580.95.05", "13.0", "13.580.95.05", gpus);
+  }
+
+  /** The inventory with GPU 0 able to make 1g.10gb devices (dynamic MIG) at slices 0–6. */
+  public static NodeInventory withOneGPlacements(NodeInventory inventory) {
+    Gpu g = inventory.gpus().get(0);
+    var profile =
+        new MigProfile(
+            19,
+            "1g.10gb",
+            1,
+            7,
+            10L << 30,
+            16,
+            1,
+            1,
+            0,
+            0,
+            0,
+            IntStream.range(0, 7).mapToObj(s -> new MigPlacement(s, 1)).toList());
+    var dynamic =
+        new Gpu(
+            g.index(),
+            g.minor(),
+            g.uuid(),
+            g.productName(),
+            g.brand(),
+            g.architecture(),
+            g.cudaComputeCapability(),
+            g.memoryBytes(),
+            g.pciBusId(),
+            g.pcieRoot(),
+            g.numaNode(),
+            g.migMode(),
+            g.migDevices(),
+            List.of(profile));
+    var gpus = new ArrayList<>(inventory.gpus());
+    gpus.set(0, dynamic);
+    return new NodeInventory(
+        inventory.driverVersion(), inventory.cudaDriverVersion(), inventory.nvmlVersion(), gpus);
   }
 
   public static DeviceRequestAllocationResult result(String request, String device) {

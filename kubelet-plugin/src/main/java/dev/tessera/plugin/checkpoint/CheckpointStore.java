@@ -101,10 +101,15 @@ public final class CheckpointStore {
   }
 
   public void save(PreparedClaims checkpoint, Durability durability) throws IOException {
-    byte[] content = json.writeValueAsBytes(CheckpointRecords.toFile(checkpoint));
+    byte[] content = render(checkpoint);
     AtomicFiles.write(file, content, durability, disk);
     // What a load parses these bytes into: the file's records map to and from the claims whole.
     known = new Known(content, checkpoint);
+  }
+
+  /** The bytes {@link #save} writes for {@code checkpoint}, written nowhere. */
+  public byte[] render(PreparedClaims checkpoint) {
+    return json.writeValueAsBytes(CheckpointRecords.toFile(checkpoint));
   }
 
   private IllegalStateException unreadable(String problem, Exception cause) {

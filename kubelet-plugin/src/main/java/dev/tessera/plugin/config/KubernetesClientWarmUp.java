@@ -19,37 +19,14 @@ import org.slf4j.LoggerFactory;
  * <p>Then, in the background, pays what the first prepare would otherwise pay on the kubelet's
  * clock: fabric8 builds its deserializers for a claim's model classes on first use, and the first
  * request opens the connection to the API server (with its TLS handshake). So it decodes a claim
- * like the ones a prepare reads and asks for a claim that does not exist. Neither can fail the
- * start-up: an API server that is away now is the prepare's problem, not the warm-up's. Then it
- * renders a prepare's CDI spec and reply ({@link PrepareWarmUp}). The plugin offers registration
- * once all of it is done ({@link StartupWarmUp}).
+ * like the ones a prepare reads ({@link PrepareWarmUp#sampleClaim}) and asks for a claim that does
+ * not exist. Neither can fail the start-up: an API server that is away now is the prepare's
+ * problem, not the warm-up's. Then it rehearses a prepare of the decoded claim ({@link
+ * PrepareWarmUp}). The plugin offers registration once all of it is done ({@link StartupWarmUp}).
  */
 @Context
 public class KubernetesClientWarmUp implements StartupWarmUp {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesClientWarmUp.class);
-
-  /** An allocated, reserved claim with one device's status: what a prepare and its status see. */
-  private static final String CLAIM =
-      """
-      {"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
-       "metadata":{"name":"warm-up","namespace":"default","uid":"00000000-0000-0000-0000-000000000000",
-        "resourceVersion":"1","generation":1},
-       "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.tessera.dev",
-        "allocationMode":"ExactCount","count":1}}],
-        "config":[{"requests":["gpu"],"opaque":{"driver":"gpu.tessera.dev",
-         "parameters":{"apiVersion":"gpu.tessera.dev/v1alpha1","kind":"GpuConfig"}}}]}},
-       "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.tessera.dev",
-         "pool":"node","device":"gpu-0"}],
-        "config":[{"source":"FromClaim","requests":["gpu"],"opaque":{"driver":"gpu.tessera.dev",
-         "parameters":{"apiVersion":"gpu.tessera.dev/v1alpha1","kind":"GpuConfig"}}}]},
-        "nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name",
-         "operator":"In","values":["node"]}]}]}},
-        "reservedFor":[{"resource":"pods","name":"p","uid":"00000000-0000-0000-0000-000000000001"}],
-        "devices":[{"driver":"gpu.tessera.dev","pool":"node","device":"gpu-0",
-         "conditions":[{"type":"Ready","status":"True","reason":"Prepared","message":"m",
-          "lastTransitionTime":"2026-01-01T00:00:00Z","observedGeneration":1}],
-         "data":{"uuid":"GPU-0"}}]}}
-      """;
 
   private final CompletableFuture<Void> done = new CompletableFuture<>();
 
@@ -61,8 +38,7 @@ public class KubernetesClientWarmUp implements StartupWarmUp {
         .start(
             () -> {
               try {
-                warmUp(client);
-                render(prepare);
+                rehearse(prepare, warmUp(client, prepare.sampleClaim()));
               } finally {
                 done.complete(null);
               }
@@ -74,20 +50,26 @@ public class KubernetesClientWarmUp implements StartupWarmUp {
     return done;
   }
 
-  private static void render(PrepareWarmUp prepare) {
+  private static void rehearse(PrepareWarmUp prepare, ResourceClaim sample) {
     try {
-      prepare.run();
+      prepare.run(sample);
     } catch (RuntimeException e) {
-      LOG.atWarn().setCause(e).log("cannot render a prepare's spec and reply at start-up");
+      LOG.atWarn().setCause(e).log("cannot rehearse a prepare at start-up");
     }
   }
 
-  private static void warmUp(KubernetesClient client) {
+  /** The sample claim as decoded, or null when it could not be. */
+  private static ResourceClaim warmUp(KubernetesClient client, String sample) {
     long start = System.nanoTime();
+    ResourceClaim claim;
     try {
-      ResourceClaim claim =
-          client.getKubernetesSerialization().unmarshal(CLAIM, ResourceClaim.class);
+      claim = client.getKubernetesSerialization().unmarshal(sample, ResourceClaim.class);
       client.getKubernetesSerialization().asJson(claim);
+    } catch (RuntimeException e) {
+      LOG.atWarn().setCause(e).log("cannot decode the sample claim at start-up");
+      claim = null;
+    }
+    try {
       client
           .dynamicResourceAllocation()
           .v1()
@@ -97,10 +79,11 @@ public class KubernetesClientWarmUp implements StartupWarmUp {
           .get();
     } catch (RuntimeException e) {
       LOG.atDebug().setCause(e).log("client warm-up did not finish; the first prepare pays for it");
-      return;
+      return claim;
     }
     LOG.atDebug()
         .addKeyValue("ms", (System.nanoTime() - start) / 1_000_000)
         .log("client warmed up");
+    return claim;
   }
 }

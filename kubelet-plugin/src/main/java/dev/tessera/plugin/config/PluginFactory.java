@@ -357,6 +357,22 @@ public class PluginFactory {
         gpuNode);
   }
 
+  /**
+   * Takes the device state and the inventory only when it rehearses, on the warm-up's thread: the
+   * warm-up starts its connection to the API server before they are built.
+   */
+  @Singleton
+  PrepareWarmUp prepareWarmUp(
+      PluginConfig config,
+      BeanProvider<DeviceState> state,
+      BeanProvider<RediscoverableInventory> inventory) {
+    return new PrepareWarmUp(
+        config.driverName(),
+        config.nodeName(),
+        () -> state.get()::rehearse,
+        () -> inventory.get().current());
+  }
+
   @Singleton
   @Bean(preDestroy = "close")
   GpuNodeReporter gpuNodeReporter(

@@ -207,6 +207,39 @@ public final class DeviceState {
     }
   }
 
+  /**
+   * Plans {@code claim} and renders what preparing it would record and write, none of it written,
+   * applied or sent: the start-up's rehearsal of a prepare, before the plugin registers (decision
+   * 65). Code run for the first time costs more than its work: the JDK links each pattern-matching
+   * {@code switch} over a sealed type and each serializable lambda on first use, and Jackson builds
+   * its serializers for the checkpoint's records; the AOT cache holds none of that. A rehearsal
+   * pays it off the kubelet's clock.
+   *
+   * <p>Planned against an empty checkpoint and without the node lock: it reads the inventory and
+   * nothing of the node's claims, so it can run beside the start-up's recovery. A claim whose MIG
+   * devices are still to be made is only planned.
+   *
+   * @return the devices a prepare of the claim would answer
+   */
+  public List<PreparedDevice> rehearse(ClaimRef ref, ResourceClaim claim) throws PrepareException {
+    PreparedClaims none = PreparedClaims.empty(node.current().bootId());
+    Plan plan = plan(ref, claim, none);
+    List<PlannedDevice> devices = plan.mig().devices();
+    if (!plan.mig().intents().isEmpty()) {
+      return prepared(ref, plan.mig().existing());
+    }
+    List<PreparedDevice> prepared = prepared(ref, devices);
+    List<SharingAction> applied = sharingPlanner.forMade(plan.sharing(), devices);
+    cdiWriter.render(cdiBuilder.build(ref.uid(), deviceEdits.resolve(devices)));
+    node.render(
+        none.with(
+            ref.uid(),
+            new ClaimEntry(
+                ClaimState.PrepareCompleted, ref.namespace(), ref.name(), prepared, List.of())));
+    PrepareStory.prepared(ref.uid(), prepared, List.of(), applied, none);
+    return prepared;
+  }
+
   private Plan plan(ClaimRef ref, ResourceClaim claim, PreparedClaims now) throws PrepareException {
     List<PlannedDevice> devices = planner.plan(ref, claim, inventory.get(), now);
     DynamicMig.Plan migPlan = mig.plan(ref, devices, now);

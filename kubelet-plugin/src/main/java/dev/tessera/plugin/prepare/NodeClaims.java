@@ -66,4 +66,9 @@ public final class NodeClaims {
           "cannot write checkpoint " + store.file() + ": " + e.getMessage(), e);
     }
   }
+
+  /** What {@link #save} would write for {@code next}; writes nothing and changes nothing. */
+  byte[] render(PreparedClaims next) {
+    return store.render(next);
+  }
 }

@@ -2,49 +2,98 @@ package dev.tessera.plugin.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tessera.plugin.cdi.CdiSpec;
-import dev.tessera.plugin.cdi.CdiSpecBuilder;
-import dev.tessera.plugin.cdi.CdiSpecWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.plugin.Fixtures;
+import dev.tessera.plugin.claim.ClaimRef;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.json.JsonMapper;
 
 class PrepareWarmUpTest {
-  @TempDir Path cdiDir;
+  private final KubernetesSerialization serialization = new KubernetesSerialization();
+  private final List<String> rehearsed = new ArrayList<>();
 
-  @Test
-  void rendersASpecAndAReplyWithoutWritingAnythingContainerdWouldRead() throws Exception {
-    var common =
-        new CdiSpec.ContainerEdits(
-            List.of("NVIDIA_VISIBLE_DEVICES=void"),
-            List.of(new CdiSpec.DeviceNode("/dev/nvidiactl", null)),
-            List.of());
-    var writer = new CdiSpecWriter(cdiDir, "gpu.tessera.dev", JsonMapper.builder().build());
+  private PrepareWarmUp warmUp(NodeInventory inventory) {
+    return new PrepareWarmUp(
+        "gpu.example.com",
+        "node-7",
+        () ->
+            (ClaimRef ref, ResourceClaim claim) ->
+                rehearsed.add(
+                    ref.uid()
+                        + " "
+                        + claim
+                            .getStatus()
+                            .getAllocation()
+                            .getDevices()
+                            .getResults()
+                            .getFirst()
+                            .getDevice()),
+        () -> inventory);
+  }
 
-    new PrepareWarmUp(new CdiSpecBuilder("gpu.tessera.dev", common), writer).run();
-
-    try (var files = Files.list(cdiDir)) {
-      assertThat(files).isEmpty();
-    }
+  private ResourceClaim sample(PrepareWarmUp warmUp) {
+    return serialization.unmarshal(warmUp.sampleClaim(), ResourceClaim.class);
   }
 
   @Test
-  void whatItRendersIsWhatAPrepareWrites() throws Exception {
-    var writer = new CdiSpecWriter(cdiDir, "gpu.tessera.dev", JsonMapper.builder().build());
-    var spec =
-        new CdiSpecBuilder(
-                "gpu.tessera.dev", new CdiSpec.ContainerEdits(List.of(), List.of(), List.of()))
-            .build(
-                "uid",
-                List.of(
-                    new CdiSpecBuilder.DeviceEdits(
-                        "gpu-0", List.of(new CdiSpec.DeviceNode("/dev/nvidia0", null)))));
+  void theSampleClaimIsAllocatedOnThisNodeByThisDriver() {
+    var claim = sample(warmUp(Fixtures.inventory(1)));
 
-    writer.write("uid", spec);
+    var allocation = claim.getStatus().getAllocation();
+    var result = allocation.getDevices().getResults().getFirst();
+    assertThat(result.getDriver()).isEqualTo("gpu.example.com");
+    assertThat(result.getPool()).isEqualTo("node-7");
+    assertThat(allocation.getDevices().getConfig().getFirst().getOpaque().getDriver())
+        .isEqualTo("gpu.example.com");
+    assertThat(
+            allocation
+                .getNodeSelector()
+                .getNodeSelectorTerms()
+                .getFirst()
+                .getMatchFields()
+                .getFirst()
+                .getValues())
+        .containsExactly("node-7");
+    assertThat(claim.getMetadata().getUid()).isEqualTo(PrepareWarmUp.SAMPLE.uid());
+  }
 
-    assertThat(Files.readAllBytes(writer.specFile("uid"))).isEqualTo(writer.render(spec));
+  @Test
+  void rehearsesTheFirstGpuTheNodeUsesWhole() {
+    // GPU 1 is in MIG mode: the rehearsal takes GPU 0, then GPU 2 once GPU 0 is gone.
+    var inventory = Fixtures.inventory(3);
+    var warmUp = warmUp(inventory);
+    warmUp.run(sample(warmUp));
+    var withoutGpu0 =
+        new NodeInventory(
+            inventory.driverVersion(),
+            inventory.cudaDriverVersion(),
+            inventory.nvmlVersion(),
+            inventory.gpus().subList(1, 3));
+    var second = warmUp(withoutGpu0);
+    second.run(sample(second));
+
+    assertThat(rehearsed)
+        .containsExactly(
+            PrepareWarmUp.SAMPLE.uid() + " gpu-0", PrepareWarmUp.SAMPLE.uid() + " gpu-2");
+  }
+
+  @Test
+  void aNodeWithoutAGpuInUseWholeRehearsesNothing() {
+    var inventory = Fixtures.inventory(2);
+    var onlyMig =
+        new NodeInventory(
+            inventory.driverVersion(),
+            inventory.cudaDriverVersion(),
+            inventory.nvmlVersion(),
+            inventory.gpus().subList(1, 2));
+    var warmUp = warmUp(onlyMig);
+
+    warmUp.run(sample(warmUp));
+    warmUp.run(null);
+
+    assertThat(rehearsed).isEmpty();
   }
 }

@@ -9,16 +9,13 @@ import static dev.tessera.plugin.Fixtures.inventory;
 import static dev.tessera.plugin.Fixtures.mps;
 import static dev.tessera.plugin.Fixtures.result;
 import static dev.tessera.plugin.Fixtures.timeSlicing;
+import static dev.tessera.plugin.Fixtures.withOneGPlacements;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.config.Sharing;
 import dev.tessera.api.config.SharingStrategy;
-import dev.tessera.api.inventory.Gpu;
-import dev.tessera.api.inventory.MigPlacement;
-import dev.tessera.api.inventory.MigProfile;
-import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.claim.ClaimEntry;
 import dev.tessera.plugin.claim.ClaimRef;
 import dev.tessera.plugin.claim.ClaimState;
@@ -30,11 +27,9 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** The planner's decisions for devices allocated with admin access, beside other claims' holds. */
@@ -79,45 +74,6 @@ class AdminAccessPlannerTest {
             adm);
     return checkpoint.with(
         uid, new ClaimEntry(ClaimState.PrepareCompleted, "ns", uid, List.of(held)));
-  }
-
-  /** The inventory with GPU 0 able to make 1g.10gb devices (dynamic MIG) at slices 0–6. */
-  private static NodeInventory withOneGPlacements(NodeInventory inventory) {
-    Gpu g = inventory.gpus().get(0);
-    var profile =
-        new MigProfile(
-            19,
-            "1g.10gb",
-            1,
-            7,
-            10L << 30,
-            16,
-            1,
-            1,
-            0,
-            0,
-            0,
-            IntStream.range(0, 7).mapToObj(s -> new MigPlacement(s, 1)).toList());
-    var dynamic =
-        new Gpu(
-            g.index(),
-            g.minor(),
-            g.uuid(),
-            g.productName(),
-            g.brand(),
-            g.architecture(),
-            g.cudaComputeCapability(),
-            g.memoryBytes(),
-            g.pciBusId(),
-            g.pcieRoot(),
-            g.numaNode(),
-            g.migMode(),
-            g.migDevices(),
-            List.of(profile));
-    var gpus = new ArrayList<>(inventory.gpus());
-    gpus.set(0, dynamic);
-    return new NodeInventory(
-        inventory.driverVersion(), inventory.cudaDriverVersion(), inventory.nvmlVersion(), gpus);
   }
 
   @Test

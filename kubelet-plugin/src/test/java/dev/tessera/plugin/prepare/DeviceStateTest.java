@@ -8,6 +8,7 @@ import static dev.tessera.plugin.Fixtures.inventory;
 import static dev.tessera.plugin.Fixtures.mps;
 import static dev.tessera.plugin.Fixtures.result;
 import static dev.tessera.plugin.Fixtures.timeSlicing;
+import static dev.tessera.plugin.Fixtures.withOneGPlacements;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,6 +16,7 @@ import dev.tessera.api.config.OpaqueConfigDecoder;
 import dev.tessera.api.config.SharingStrategy;
 import dev.tessera.api.inventory.MigMode;
 import dev.tessera.api.inventory.MigPlacement;
+import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.plugin.cdi.CdiSpec;
 import dev.tessera.plugin.cdi.CdiSpecBuilder;
 import dev.tessera.plugin.cdi.CdiSpecWriter;
@@ -70,6 +72,7 @@ class DeviceStateTest {
                   19,
                   new MigPlacement(0, 1),
                   List.of(new GpuMigState.Compute(0, "MIG-0000001"))));
+  private NodeInventory nodeInventory = inventory(2);
   private CdiSpecWriter cdi;
   private CheckpointStore store;
 
@@ -106,7 +109,7 @@ class DeviceStateTest {
     var sharingPlanner = new SharingPlanner();
     var sharing =
         new SharingEffects(new NvidiaSmi(tools), new ProcessMpsDaemons(mpsPaths(), tools));
-    var mig = new DynamicMig(new MigPlanner(), migs, () -> inventory(2));
+    var mig = new DynamicMig(new MigPlanner(), migs, () -> nodeInventory);
     var node = new NodeClaims(store, NodeLock.beside(store.file()), bootId);
     var rollback = new ClaimRollback(node, cdi, sharingPlanner, sharing, mig);
     var state =
@@ -116,7 +119,7 @@ class DeviceStateTest {
                 DRIVER,
                 NODE,
                 new ConfigResolver(DRIVER, new OpaqueConfigDecoder(), UnaryOperator.identity())),
-            () -> inventory(2),
+            () -> nodeInventory,
             new CdiSpecBuilder(DRIVER, common),
             new DeviceEditsResolver(paths, mpsPaths()),
             cdi,
@@ -274,6 +277,54 @@ class DeviceStateTest {
     assertThat(nodes.findValuesAsString("path"))
         .containsExactly(
             "/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap30", "/dev/nvidia-caps/nvidia-cap31");
+  }
+
+  @Test
+  void aRehearsalAnswersWhatThePrepareWouldButWritesAppliesAndReportsNothing() throws Exception {
+    var sample =
+        claim(
+            "uid-1",
+            "c1",
+            List.of(result("gpu", "gpu-0")),
+            List.of(config("FromClaim", List.of("gpu"), timeSlicing("Long"))));
+    var state = state("b1");
+
+    var rehearsed = state.rehearse(ref, sample);
+
+    assertThat(runner.calls).isEmpty();
+    assertThat(cdi.claimUidsWithSpecs()).isEmpty();
+    assertThat(store.file()).doesNotExist();
+    assertThat(state.checkpoint().claims()).isEmpty();
+    assertThat(claims.reported).isEmpty();
+    assertThat(claims.gets).isZero();
+    claims.put(sample);
+    assertThat(state.prepare(ref)).isEqualTo(rehearsed);
+  }
+
+  @Test
+  void aRehearsalIsPlannedAsIfNoClaimHeldTheNodesDevices() throws Exception {
+    claims.put(claim("uid-1", "c1", List.of(result("gpu", "gpu-0")), List.of()));
+    var state = state("b1");
+    state.prepare(ref);
+    var sample = claim("uid-2", "c2", List.of(result("gpu", "gpu-0")), List.of());
+
+    assertThat(state.rehearse(ref2, sample))
+        .singleElement()
+        .satisfies(d -> assertThat(d.device()).isEqualTo("gpu-0"));
+    assertThat(store.load("b1").claims()).containsOnlyKeys("uid-1");
+    assertThat(cdi.claimUidsWithSpecs()).containsExactly("uid-1");
+  }
+
+  @Test
+  void aRehearsalMakesNoMigDevice() throws Exception {
+    nodeInventory = withOneGPlacements(inventory(2));
+    var sample = claim("uid-1", "c1", List.of(result("mig", "gpu-0-mig-1g10gb-3")), List.of());
+
+    assertThat(state("b1").rehearse(ref, sample)).isEmpty();
+
+    assertThat(migs.calls).isEmpty();
+    assertThat(cdi.claimUidsWithSpecs()).isEmpty();
+    assertThat(store.file()).doesNotExist();
   }
 
   @Test
