@@ -358,8 +358,8 @@ public class PluginFactory {
   }
 
   /**
-   * Takes the device state and the inventory only when it rehearses, on the warm-up's thread: the
-   * warm-up starts its connection to the API server before they are built.
+   * Takes the device state and the inventory only when it rehearses, on the warm-up's thread, so
+   * that building them never holds back the warm-up's first connection to the API server.
    */
   @Singleton
   PrepareWarmUp prepareWarmUp(

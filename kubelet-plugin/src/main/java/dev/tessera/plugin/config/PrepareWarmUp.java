@@ -105,8 +105,13 @@ public final class PrepareWarmUp {
     if (sample != null && whole.isPresent()) {
       String device = new DeviceName.Gpu(whole.get().minor()).value();
       sample.getStatus().getAllocation().getDevices().getResults().getFirst().setDevice(device);
+      long start = System.nanoTime();
       try {
         rehearsal.get().rehearse(SAMPLE, sample);
+        LOG.atInfo()
+            .addKeyValue("device", device)
+            .addKeyValue("ms", (System.nanoTime() - start) / 1_000_000)
+            .log("rehearsed a prepare before registration; nothing written");
       } catch (PrepareException e) {
         LOG.atDebug().setCause(e).log("cannot rehearse a prepare; the first prepare pays for it");
       }

@@ -42,7 +42,17 @@ class RegistrationAfterWarmUpIT {
 
       api.answer();
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(plugin.registrationSocket()));
-      assertThat(Files.readString(plugin.log())).contains("offering registration to the kubelet");
+      assertThat(Files.readString(plugin.log()))
+          .contains("rehearsed a prepare before registration")
+          .contains("offering registration to the kubelet");
+      // The rehearsal wrote nothing containerd or a restart would read.
+      String[] specs = plugin.cdiDir().toFile().list();
+      assertThat(specs == null ? new String[0] : specs).isEmpty();
+      assertThat(
+              Files.exists(plugin.checkpointFile())
+                  ? Files.readString(plugin.checkpointFile())
+                  : "")
+          .doesNotContain("tessera-warm-up");
     }
   }
 
