@@ -96,20 +96,24 @@ public final class PrepareWarmUp {
 
   /**
    * Rehearses a prepare of {@code sample} (the decoded {@link #sampleClaim}, null when it could not
-   * be decoded) and encodes a DRA reply. A node without a GPU in use whole rehearses no prepare:
-   * its first prepare pays for what the rehearsal would have.
+   * be decoded) and encodes a DRA reply. A node with neither a GPU in use whole nor a MIG device
+   * that exists rehearses no prepare: its first prepare pays for what the rehearsal would have.
    */
   public void run(ResourceClaim sample) {
-    Optional<Gpu> whole =
-        inventory.get().gpus().stream().filter(g -> g.migMode() != MigMode.ENABLED).findFirst();
-    if (sample != null && whole.isPresent()) {
-      String device = new DeviceName.Gpu(whole.get().minor()).value();
-      sample.getStatus().getAllocation().getDevices().getResults().getFirst().setDevice(device);
+    Optional<String> device = rehearsed(inventory.get());
+    if (sample != null && device.isPresent()) {
+      sample
+          .getStatus()
+          .getAllocation()
+          .getDevices()
+          .getResults()
+          .getFirst()
+          .setDevice(device.get());
       long start = System.nanoTime();
       try {
         rehearsal.get().rehearse(SAMPLE, sample);
         LOG.atInfo()
-            .addKeyValue("device", device)
+            .addKeyValue("device", device.get())
             .addKeyValue("ms", (System.nanoTime() - start) / 1_000_000)
             .log("rehearsed a prepare before registration; nothing written");
       } catch (PrepareException e) {
@@ -117,5 +121,24 @@ public final class PrepareWarmUp {
       }
     }
     DraV1Service.warmUp();
+  }
+
+  /**
+   * The device whose prepare is rehearsed: the first GPU in use whole, else the first MIG device
+   * that exists (a node of static MIG devices). A MIG device still to be made is not one: making it
+   * is device work.
+   */
+  private static Optional<String> rehearsed(NodeInventory inventory) {
+    for (Gpu gpu : inventory.gpus()) {
+      if (gpu.migMode() != MigMode.ENABLED) {
+        return Optional.of(new DeviceName.Gpu(gpu.minor()).value());
+      }
+    }
+    for (Gpu gpu : inventory.gpus()) {
+      if (!gpu.migDevices().isEmpty()) {
+        return Optional.of(DeviceName.Mig.of(gpu.minor(), gpu.migDevices().getFirst()).value());
+      }
+    }
+    return Optional.empty();
   }
 }

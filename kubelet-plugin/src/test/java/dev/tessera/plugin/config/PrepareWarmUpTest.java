@@ -34,6 +34,15 @@ class PrepareWarmUpTest {
         () -> inventory);
   }
 
+  /** The node with only {@code inventory}'s GPUs {@code from} to {@code to} (exclusive). */
+  private static NodeInventory gpus(NodeInventory inventory, int from, int to) {
+    return new NodeInventory(
+        inventory.driverVersion(),
+        inventory.cudaDriverVersion(),
+        inventory.nvmlVersion(),
+        inventory.gpus().subList(from, to));
+  }
+
   private ResourceClaim sample(PrepareWarmUp warmUp) {
     return serialization.unmarshal(warmUp.sampleClaim(), ResourceClaim.class);
   }
@@ -66,13 +75,7 @@ class PrepareWarmUpTest {
     var inventory = Fixtures.inventory(3);
     var warmUp = warmUp(inventory);
     warmUp.run(sample(warmUp));
-    var withoutGpu0 =
-        new NodeInventory(
-            inventory.driverVersion(),
-            inventory.cudaDriverVersion(),
-            inventory.nvmlVersion(),
-            inventory.gpus().subList(1, 3));
-    var second = warmUp(withoutGpu0);
+    var second = warmUp(gpus(inventory, 1, 3));
     second.run(sample(second));
 
     assertThat(rehearsed)
@@ -81,18 +84,22 @@ class PrepareWarmUpTest {
   }
 
   @Test
-  void aNodeWithoutAGpuInUseWholeRehearsesNothing() {
-    var inventory = Fixtures.inventory(2);
-    var onlyMig =
-        new NodeInventory(
-            inventory.driverVersion(),
-            inventory.cudaDriverVersion(),
-            inventory.nvmlVersion(),
-            inventory.gpus().subList(1, 2));
-    var warmUp = warmUp(onlyMig);
+  void aNodeOfMigDevicesRehearsesOneThatExists() {
+    // GPU 1 is in MIG mode with a 1g.10gb device at slice 0.
+    var warmUp = warmUp(gpus(Fixtures.inventory(2), 1, 2));
+
+    warmUp.run(sample(warmUp));
+
+    assertThat(rehearsed).containsExactly(PrepareWarmUp.SAMPLE.uid() + " gpu-1-mig-1g10gb-0");
+  }
+
+  @Test
+  void aNodeWithoutADeviceRehearsesNothing() {
+    var warmUp = warmUp(gpus(Fixtures.inventory(2), 0, 0));
 
     warmUp.run(sample(warmUp));
     warmUp.run(null);
+    warmUp(Fixtures.inventory(1)).run(null);
 
     assertThat(rehearsed).isEmpty();
   }

@@ -316,6 +316,21 @@ class DeviceStateTest {
   }
 
   @Test
+  void aRehearsalOfAMigDeviceThatExistsAnswersWhatThePrepareWouldAndWritesNothing()
+      throws Exception {
+    var sample = claim("uid-1", "c1", List.of(result("mig", "gpu-1-mig-1g10gb-0")), List.of());
+    var state = state("b1");
+
+    var rehearsed = state.rehearse(ref, sample);
+
+    assertThat(migs.calls).isEmpty();
+    assertThat(cdi.claimUidsWithSpecs()).isEmpty();
+    assertThat(store.file()).doesNotExist();
+    claims.put(sample);
+    assertThat(state.prepare(ref)).isEqualTo(rehearsed).isNotEmpty();
+  }
+
+  @Test
   void aRehearsalMakesNoMigDevice() throws Exception {
     nodeInventory = withOneGPlacements(inventory(2));
     var sample = claim("uid-1", "c1", List.of(result("mig", "gpu-0-mig-1g10gb-3")), List.of());
