@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Rehearses, once at start-up, what a prepare does on the kubelet's clock, with nothing written: it
- * plans a sample claim allocated one of this node's GPUs and renders its CDI spec and checkpoint
+ * plans a sample claim allocated one of this node's devices and renders its CDI spec and checkpoint
  * record ({@link DeviceState#rehearse}), then encodes a DRA reply through protobuf. Run on the
  * warm-up's thread after the client's part, before the plugin offers registration (decisions 64 and
  * 65; docs/benchmarks.md, "Registration after the client's warm-up" and "The prepare rehearsed
