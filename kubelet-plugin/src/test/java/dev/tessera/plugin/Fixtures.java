@@ -79,22 +79,7 @@ public final class Fixtures {
             0,
             0,
             IntStream.range(0, 7).mapToObj(s -> new MigPlacement(s, 1)).toList());
-    var dynamic =
-        new Gpu(
-            g.index(),
-            g.minor(),
-            g.uuid(),
-            g.productName(),
-            g.brand(),
-            g.architecture(),
-            g.cudaComputeCapability(),
-            g.memoryBytes(),
-            g.pciBusId(),
-            g.pcieRoot(),
-            g.numaNode(),
-            g.migMode(),
-            g.migDevices(),
-            List.of(profile));
+    var dynamic = g.withMigProfiles(List.of(profile));
     var gpus = new ArrayList<>(inventory.gpus());
     gpus.set(0, dynamic);
     return new NodeInventory(
