@@ -3,12 +3,10 @@ package dev.tessera.plugin.it;
 import static dev.tessera.plugin.Fixtures.claim;
 import static dev.tessera.plugin.Fixtures.result;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,8 +29,10 @@ class CodeCacheCollectionIT {
   @Test
   void theFirstPreparesAfterAStartRunWithoutACollectionForTheCodeCache() throws Exception {
     Path gcLog = dir.resolve("gc.log");
-    try (var api = new MockApiServer()) {
-      Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", CLAIMS);
+    Path root = SimulatedNode.layOut(dir.resolve("driver-root"), "H100-SXM5-80GB", CLAIMS);
+    try (var api = new MockApiServer();
+        var plugin =
+            new KillablePlugin(dir, root, api.writeKubeconfig(dir), "-Xlog:gc:file=" + gcLog)) {
       List<ResourceClaim> claims = new ArrayList<>();
       for (int i = 0; i < CLAIMS; i++) {
         claims.add(
@@ -40,29 +40,11 @@ class CodeCacheCollectionIT {
                 .resource(claim("uid-" + i, "c" + i, List.of(result("gpu", "gpu-" + i)), List.of()))
                 .create());
       }
-      try (var plugin =
-              PluginProcess.start(
-                  KillablePlugin.JAR,
-                  dir.resolve("node"),
-                  PluginProcess.shippedJvmOptions() + " -Xlog:gc:file=" + gcLog,
-                  PluginProcess.nodeEnv(dir, root, api.writeKubeconfig(dir)));
-          var kubelet = new KubeletClient(plugin.registrationSocket(), plugin.draSocket())) {
-        plugin.awaitRegistrationSocket();
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .ignoreExceptions()
-            .until(
-                () -> {
-                  kubelet.notifyRegistration(true, "");
-                  return true;
-                });
-        for (int cycle = 0; cycle < CYCLES; cycle++) {
-          ResourceClaim claim = claims.get(cycle % CLAIMS);
-          assertThat(kubelet.prepare(claim).get(claim.getMetadata().getUid()).getError())
-              .as("prepare of cycle %d", cycle)
-              .isEmpty();
-          assertThat(kubelet.unprepare(claim)).as("unprepare of cycle %d", cycle).isEmpty();
-        }
+      plugin.start();
+      for (int cycle = 0; cycle < CYCLES; cycle++) {
+        ResourceClaim claim = claims.get(cycle % CLAIMS);
+        assertThat(plugin.prepareError(claim)).as("prepare of cycle %d", cycle).isEmpty();
+        assertThat(plugin.kubelet().unprepare(claim)).as("unprepare of cycle %d", cycle).isEmpty();
       }
     }
     List<String> collections = Files.readAllLines(gcLog);

@@ -39,11 +39,18 @@ final class KillablePlugin implements AutoCloseable {
    *     dir/cdi}
    */
   KillablePlugin(Path dir, Path root, Path kubeconfig) throws IOException {
+    this(dir, root, kubeconfig, "");
+  }
+
+  /**
+   * @param extraJavaOpts JVM flags after the production ones, e.g. a log of the JVM's own
+   */
+  KillablePlugin(Path dir, Path root, Path kubeconfig, String extraJavaOpts) throws IOException {
     assertThat(JAR).as("the shaded plugin jar (built at package)").exists();
     this.dir = dir;
     this.root = root;
     this.kubeconfig = kubeconfig;
-    this.javaOpts = PluginProcess.shippedJvmOptions();
+    this.javaOpts = PluginProcess.shippedJvmOptions() + " " + extraJavaOpts;
   }
 
   /** Starts the plugin and registers it, as the kubelet does once it sees the socket. */
