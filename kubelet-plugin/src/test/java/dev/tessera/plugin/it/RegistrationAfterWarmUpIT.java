@@ -42,9 +42,14 @@ class RegistrationAfterWarmUpIT {
 
       api.answer();
       await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(plugin.registrationSocket()));
-      assertThat(Files.readString(plugin.log()))
-          .contains("rehearsed a prepare before registration")
-          .contains("offering registration to the kubelet");
+      // The plugin logs the offer once the socket is served: the file can exist before the line.
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () ->
+                  assertThat(Files.readString(plugin.log()))
+                      .contains("rehearsed a prepare before registration")
+                      .contains("offering registration to the kubelet"));
       // The rehearsal wrote nothing containerd or a restart would read.
       String[] specs = plugin.cdiDir().toFile().list();
       assertThat(specs == null ? new String[0] : specs).isEmpty();
