@@ -43,7 +43,7 @@ final class KillablePlugin implements AutoCloseable {
   }
 
   /**
-   * @param extraJavaOpts JVM flags after the production ones, e.g. a log of the JVM's own
+   * @param extraJavaOpts JVM flags after the production ones, e.g. a log of the JVM's collections
    */
   KillablePlugin(Path dir, Path root, Path kubeconfig, String extraJavaOpts) throws IOException {
     assertThat(JAR).as("the shaded plugin jar (built at package)").exists();
