@@ -299,16 +299,21 @@ final class TesseraRelease implements TesseraDeployment {
         restarts().stream()
             .filter(r -> restartsExpected.stream().noneMatch(r::startsWith))
             .toList();
-    restarts.stream()
-        .filter(r -> !r.endsWith(" restarts=0"))
-        .map(r -> r.substring(0, r.indexOf(' ')))
-        .distinct()
-        .forEach(pod -> System.out.print(whyRestarted(pod, 40)));
+    // Why, in the failure's own message too: CI's excerpt of a failed run shows the test summary,
+    // not everything the tests printed (a kind run's controller restart went unexplained so).
+    String why =
+        restarts.stream()
+            .filter(r -> !r.endsWith(" restarts=0"))
+            .map(r -> r.substring(0, r.indexOf(' ')))
+            .distinct()
+            .map(pod -> whyRestarted(pod, 40))
+            .collect(Collectors.joining());
+    System.out.print(why);
     try {
       uninstall();
     } finally {
       assertThat(restarts)
-          .as("Tessera's pods ran without a restart")
+          .as("Tessera's pods ran without a restart%n%s", why)
           .allMatch(r -> r.endsWith(" restarts=0"));
     }
   }
