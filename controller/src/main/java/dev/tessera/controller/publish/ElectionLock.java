@@ -1,0 +1,132 @@
+package dev.tessera.controller.publish;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The election's Lease as fabric8's elector reads and writes it, keeping what became of each try.
+ * fabric8 logs a failed renewal at debug only, and a leader that gives up its lead after its renew
+ * deadline then exits without saying why. Here every failed read or write of the Lease while this
+ * replica holds it is logged and counted, and {@link #renewals()} says, when the lead is lost, when
+ * it was last renewed and what failed since.
+ */
+final class ElectionLock implements Lock {
+  private static final Logger LOG = LoggerFactory.getLogger(ElectionLock.class);
+
+  private final Lock lease;
+  private final Clock clock;
+  private final Counter failures;
+  private volatile boolean holding;
+  private volatile Instant written;
+  private volatile long writeTookMs;
+  private volatile int failedSinceWritten;
+  private volatile String lastFailure;
+
+  ElectionLock(Lock lease, Clock clock, MeterRegistry metrics) {
+    this.lease = lease;
+    this.clock = clock;
+    this.failures =
+        Counter.builder("tessera.controller.election.renewal.failures")
+            .description(
+                "Reads and writes of the election Lease that failed while this replica led")
+            .register(metrics);
+  }
+
+  /**
+   * What became of this replica's renewals: when it last wrote the Lease and how long that write
+   * took, how many reads and writes failed since while it held it, and the last failure. None
+   * failed and an old write: the elector made no tries (its threads had no CPU, or were blocked).
+   */
+  record Renewals(Instant lastWritten, long writeTookMs, int failedSince, String lastFailure) {
+    /** How long before {@code now} the Lease was last written; null if never. */
+    Duration since(Instant now) {
+      return lastWritten == null ? null : Duration.between(lastWritten, now);
+    }
+  }
+
+  Renewals renewals() {
+    return new Renewals(written, writeTookMs, failedSinceWritten, lastFailure);
+  }
+
+  @Override
+  public LeaderElectionRecord get(KubernetesClient client) {
+    Instant begun = clock.instant();
+    try {
+      return lease.get(client);
+    } catch (RuntimeException e) {
+      failed("read", begun, e);
+      throw e;
+    }
+  }
+
+  @Override
+  public void create(KubernetesClient client, LeaderElectionRecord record) {
+    Instant begun = clock.instant();
+    try {
+      lease.create(client, record);
+    } catch (RuntimeException e) {
+      failed("create", begun, e);
+      throw e;
+    }
+    wrote(record, begun);
+  }
+
+  @Override
+  public void update(KubernetesClient client, LeaderElectionRecord record) {
+    Instant begun = clock.instant();
+    try {
+      lease.update(client, record);
+    } catch (RuntimeException e) {
+      failed("update", begun, e);
+      throw e;
+    }
+    wrote(record, begun);
+  }
+
+  private void wrote(LeaderElectionRecord record, Instant begun) {
+    // A release writes no holder: from then on a failure is no longer a renewal's.
+    holding = Objects.equals(record.getHolderIdentity(), identity());
+    written = clock.instant();
+    writeTookMs = Duration.between(begun, written).toMillis();
+    failedSinceWritten = 0;
+  }
+
+  private void failed(String what, Instant begun, RuntimeException e) {
+    if (!holding) {
+      // A follower's asks fail alike during an outage, every retry period: nothing it holds is at
+      // stake, and the elector asks again.
+      return;
+    }
+    Instant now = clock.instant();
+    failures.increment();
+    failedSinceWritten++;
+    lastFailure = "%s after %d ms: %s".formatted(what, Duration.between(begun, now).toMillis(), e);
+    Instant last = written;
+    LOG.atWarn()
+        .addKeyValue("lease", describe())
+        .addKeyValue("request", what)
+        .addKeyValue("tookMs", Duration.between(begun, now).toMillis())
+        .addKeyValue("sinceRenewedMs", last == null ? -1 : Duration.between(last, now).toMillis())
+        .addKeyValue("error", String.valueOf(e))
+        .log("renewing the lead failed; the elector tries again until its renew deadline");
+  }
+
+  @Override
+  public String identity() {
+    return lease.identity();
+  }
+
+  @Override
+  public String describe() {
+    return lease.describe();
+  }
+}

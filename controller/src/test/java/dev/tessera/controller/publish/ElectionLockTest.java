@@ -1,0 +1,124 @@
+package dev.tessera.controller.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.Lock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import org.junit.jupiter.api.Test;
+
+class ElectionLockTest {
+  private static final Instant T0 = Instant.parse("2026-12-07T03:00:00Z");
+
+  private final TestClock clock = new TestClock(T0);
+  private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+  private final FlakyLease lease = new FlakyLease();
+  private final ElectionLock lock = new ElectionLock(lease, clock, metrics);
+
+  @Test
+  void aLeadersFailedRenewalsAreCountedAndToldWhenTheLeadIsLost() {
+    lock.create(null, record("me"));
+    clock.advance(Duration.ofSeconds(2));
+    lock.update(null, record("me"));
+
+    clock.advance(Duration.ofSeconds(2));
+    lease.failing = true;
+    assertThatThrownBy(() -> lock.get(null)).isInstanceOf(KubernetesClientException.class);
+    clock.advance(Duration.ofSeconds(2));
+    assertThatThrownBy(() -> lock.update(null, record("me")))
+        .isInstanceOf(KubernetesClientException.class);
+
+    var renewals = lock.renewals();
+    assertThat(renewals.lastWritten()).isEqualTo(T0.plusSeconds(2));
+    assertThat(renewals.since(T0.plusSeconds(9))).isEqualTo(Duration.ofSeconds(7));
+    assertThat(renewals.failedSince()).isEqualTo(2);
+    assertThat(renewals.lastFailure()).startsWith("update after ").contains("etcd is slow");
+    assertThat(failures()).isEqualTo(2);
+
+    // A renewal that gets through starts the count again; the total stays.
+    lease.failing = false;
+    lock.update(null, record("me"));
+    assertThat(lock.renewals().failedSince()).isZero();
+    assertThat(lock.renewals().lastWritten()).isEqualTo(T0.plusSeconds(6));
+    assertThat(failures()).isEqualTo(2);
+  }
+
+  @Test
+  void aFollowersFailedAsksAreNotRenewals() {
+    lease.failing = true;
+    assertThatThrownBy(() -> lock.get(null)).isInstanceOf(KubernetesClientException.class);
+    assertThat(lock.renewals().failedSince()).isZero();
+    assertThat(lock.renewals().since(T0)).isNull();
+    assertThat(failures()).isZero();
+  }
+
+  @Test
+  void afterTheLeadIsReleasedFailuresAreNotRenewals() {
+    lock.create(null, record("me"));
+    lock.update(null, record(null)); // a release: no holder
+    lease.failing = true;
+    assertThatThrownBy(() -> lock.get(null)).isInstanceOf(KubernetesClientException.class);
+    assertThat(failures()).isZero();
+  }
+
+  @Test
+  void aWriteThatNamesAnotherHolderIsNotHoldingTheLead() {
+    lock.update(null, record("other"));
+    lease.failing = true;
+    assertThatThrownBy(() -> lock.get(null)).isInstanceOf(KubernetesClientException.class);
+    assertThat(failures()).isZero();
+  }
+
+  private double failures() {
+    return metrics.get("tessera.controller.election.renewal.failures").counter().count();
+  }
+
+  private LeaderElectionRecord record(String holder) {
+    ZonedDateTime now = clock.instant().atZone(ZoneOffset.UTC);
+    return new LeaderElectionRecord(holder, Duration.ofSeconds(15), now, now, 0);
+  }
+
+  /** A Lease whose every request fails while {@code failing}. */
+  private static final class FlakyLease implements Lock {
+    volatile boolean failing;
+
+    @Override
+    public LeaderElectionRecord get(KubernetesClient client) {
+      fail();
+      return null;
+    }
+
+    @Override
+    public void create(KubernetesClient client, LeaderElectionRecord record) {
+      fail();
+    }
+
+    @Override
+    public void update(KubernetesClient client, LeaderElectionRecord record) {
+      fail();
+    }
+
+    private void fail() {
+      if (failing) {
+        throw new KubernetesClientException("etcd is slow");
+      }
+    }
+
+    @Override
+    public String identity() {
+      return "me";
+    }
+
+    @Override
+    public String describe() {
+      return "Lease: tessera/tessera-controller (me)";
+    }
+  }
+}
