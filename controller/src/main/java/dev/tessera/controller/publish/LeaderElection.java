@@ -9,6 +9,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Context;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,28 +29,48 @@ public class LeaderElection {
   static final String LEASE = "tessera-controller";
 
   /** How long shutdown hooks may run after the lead is lost before the process halts. */
-  private static final java.time.Duration EXIT_GRACE = java.time.Duration.ofSeconds(5);
+  private static final Duration EXIT_GRACE = Duration.ofSeconds(5);
 
   private final KubernetesClient client;
   private final ElectionSettings config;
-  private final NodePoolController controller;
+  private final Publishing controller;
+  private final Runnable exit;
   private final String identity;
+  private final Clock clock;
+  private final ElectionLock lock;
   private CompletableFuture<?> election;
   private volatile boolean stopping;
   private volatile boolean leading;
 
+  @Inject
   public LeaderElection(
       KubernetesClient client,
       ElectionSettings config,
       NodePoolController controller,
+      Clock clock,
       MeterRegistry metrics) {
+    this(client, config, controller, clock, metrics, LeaderElection::exit);
+  }
+
+  /** {@code exit} ends the process once the lead is lost (a test's replica records it instead). */
+  LeaderElection(
+      KubernetesClient client,
+      ElectionSettings config,
+      Publishing controller,
+      Clock clock,
+      MeterRegistry metrics,
+      Runnable exit) {
     this.client = client;
+    this.exit = exit;
+    this.clock = clock;
     Gauge.builder("tessera.controller.leader", () -> leading ? 1 : 0)
         .description("1 while this replica leads (publishes slices)")
         .register(metrics);
     this.config = config;
     this.controller = controller;
     this.identity = config.identity();
+    this.lock =
+        new ElectionLock(new LeaseLock(config.namespace(), LEASE, identity), clock, metrics);
   }
 
   @PostConstruct
@@ -61,9 +84,9 @@ public class LeaderElection {
             .withConfig(
                 new LeaderElectionConfigBuilder()
                     .withName(LEASE)
-                    .withLock(new LeaseLock(config.namespace(), LEASE, identity))
+                    .withLock(lock)
                     .withLeaseDuration(duration)
-                    .withRenewDeadline(duration.multipliedBy(2).dividedBy(3))
+                    .withRenewDeadline(renewDeadline(duration))
                     .withRetryPeriod(retryPeriod(duration))
                     .withReleaseOnCancel()
                     .withLeaderCallbacks(
@@ -75,20 +98,50 @@ public class LeaderElection {
   }
 
   /**
+   * How long a leader tries to renew before it gives the lead up: client-go's ratio (10 s of 15).
+   */
+  static Duration renewDeadline(Duration leaseDuration) {
+    return leaseDuration.multipliedBy(2).dividedBy(3);
+  }
+
+  /**
    * How often a follower asks for the Lease, and the leader renews it: client-go's ratio (2 s of a
    * 15 s Lease, a 10 s renew deadline). A released lead waits for a follower's next ask, which
    * fabric8 makes 1 to 2.2 retry periods after its last: over 29 handovers as a rolling upgrade
    * makes them, 2.33 s on average from the leader's SIGTERM, against 4.00 s at a fifth of the Lease
    * (decision 61).
    */
-  static java.time.Duration retryPeriod(java.time.Duration leaseDuration) {
+  static Duration retryPeriod(Duration leaseDuration) {
     return leaseDuration.multipliedBy(2).dividedBy(15);
   }
 
   private void lead() {
     LOG.atInfo().addKeyValue("identity", identity).log("leading");
     leading = true;
-    controller.start();
+    // fabric8 calls this on the elector's thread, inside the try that took the Lease, and renews
+    // only once it returns; publishing waits for the caches' first lists. Lists longer than the
+    // Lease (a loaded node, a large fleet, both replicas started at once) let the other replica
+    // take the lead meanwhile, and this one, renewing at last, found it gone and exited
+    // (LeaderElectionIT). client-go runs OnStartedLeading on a goroutine of its own.
+    Thread.ofPlatform().daemon().name("lead").start(this::publish);
+  }
+
+  private void publish() {
+    try {
+      controller.start();
+    } catch (RuntimeException e) {
+      if (stopping) {
+        return;
+      }
+      // Holding the lead without publishing would leave every node's slices as they are until
+      // this replica is restarted by hand: exit instead, releasing the lead to another replica.
+      LOG.atError()
+          .setCause(e)
+          .addKeyValue("identity", identity)
+          .log("cannot publish while leading; exiting");
+      controller.stop();
+      exit.run();
+    }
   }
 
   private void lostLead() {
@@ -97,12 +150,29 @@ public class LeaderElection {
       LOG.atInfo().addKeyValue("identity", identity).log("released the lead");
       return;
     }
-    LOG.atWarn().addKeyValue("identity", identity).log("lost the lead; exiting");
+    var renewals = lock.renewals();
+    Duration since = renewals.since(clock.instant());
+    LOG.atWarn()
+        .addKeyValue("identity", identity)
+        .addKeyValue("renewDeadlineMs", renewDeadline(config.leaseDuration()).toMillis())
+        .addKeyValue("sinceRenewedMs", since == null ? -1 : since.toMillis())
+        .addKeyValue("lastRenewalTookMs", renewals.writeTookMs())
+        .addKeyValue("failedSinceRenewed", renewals.failedSince())
+        .addKeyValue("lastFailure", renewals.lastFailure())
+        .log("lost the lead; exiting");
     // Stop writing first: the exit runs shutdown hooks that can take long while the API server is
     // away (an outage is a common reason to lose the lead), and an ex-leader that still reconciles
     // from its stale caches once the API server is back races the new leader (it was seen
     // withdrawing a live node's slices 48 s after losing the lead).
     controller.stop();
+    exit.run();
+  }
+
+  /**
+   * Exits with status 1 on a thread of its own (the elector's must not wait for shutdown hooks),
+   * and halts if the hooks take longer than {@link #EXIT_GRACE}.
+   */
+  private static void exit() {
     Thread.ofPlatform().name("lost-lead-exit").start(() -> System.exit(1));
     Thread.ofPlatform()
         .daemon()

@@ -42,7 +42,7 @@ import tools.jackson.databind.json.JsonMapper;
  * reconciles.
  */
 @Singleton
-public class NodePoolController {
+public class NodePoolController implements Publishing {
   private static final Logger LOG = LoggerFactory.getLogger(NodePoolController.class);
 
   private final PublishSettings config;
@@ -159,6 +159,7 @@ public class NodePoolController {
    * instead of listing the fleet first (a first start overlaps the lists with the election). Until
    * this replica leads, the events name no node to the queue: {@link #start} names them all.
    */
+  @Override
   public void watch() {
     if (!watching.compareAndSet(false, true)) {
       return;
@@ -196,6 +197,7 @@ public class NodePoolController {
    * Starts publishing; called once this replica leads. Waits until the informers have synced (they
    * started at {@link #watch}, or start now), then names every node they know to the queue.
    */
+  @Override
   public void start() {
     watch();
     try {
@@ -203,6 +205,16 @@ public class NodePoolController {
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException cause ? cause : e;
     }
+    synchronized (this) {
+      if (stopped) {
+        // The lead went while the caches filled: an ex-leader writes nothing.
+        return;
+      }
+      publish();
+    }
+  }
+
+  private void publish() {
     // Leading first, then every known node: an event the caches take after this names its node
     // itself, and one taken before it is in what knownNodes reads.
     leading = true;
@@ -335,8 +347,9 @@ public class NodePoolController {
         .register(metrics);
   }
 
+  @Override
   @PreDestroy
-  void stop() {
+  public synchronized void stop() {
     stopped = true;
     try {
       workers.forEach(Thread::interrupt);

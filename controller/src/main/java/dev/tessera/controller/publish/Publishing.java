@@ -1,0 +1,16 @@
+package dev.tessera.controller.publish;
+
+/**
+ * What a replica does with the lead ({@link LeaderElection}): {@link NodePoolController} in the
+ * controller.
+ */
+public interface Publishing {
+  /** Fills the caches while this replica waits to lead; returns at once. */
+  void watch();
+
+  /** Publishes from now on; waits until the caches have filled, so it may take long. */
+  void start();
+
+  /** Stops writing and watching; a replica that stopped does not start. */
+  void stop();
+}

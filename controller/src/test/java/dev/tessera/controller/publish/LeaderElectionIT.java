@@ -1,0 +1,125 @@
+package dev.tessera.controller.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.plugin.it.MockApiServer;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two replicas' elections against fabric8's CRUD mock API server: a leader whose publishing waits
+ * long for its caches keeps renewing its lead meanwhile, and one that cannot publish exits.
+ */
+class LeaderElectionIT {
+  private static final String NAMESPACE = "tessera";
+  private static final Duration LEASE = Duration.ofSeconds(3);
+
+  private final MockApiServer api = new MockApiServer();
+  private final List<LeaderElection> elections = new ArrayList<>();
+
+  @AfterEach
+  void close() {
+    try {
+      elections.forEach(LeaderElection::stop);
+    } finally {
+      api.close();
+    }
+  }
+
+  @Test
+  void aLeaderWhoseCachesFillSlowlyKeepsRenewingItsLead() throws Exception {
+    var slow = new Replica("slow");
+    slow.filled = new CountDownLatch(1);
+    slow.elect();
+    await().atMost(Duration.ofSeconds(10)).until(() -> slow.starts.get() == 1);
+    assertThat(holder()).isEqualTo("slow");
+
+    var follower = new Replica("follower");
+    follower.elect();
+    try {
+      // The caches fill for over two Leases: the lead stays where it is, renewed all along.
+      await()
+          .during(LEASE.multipliedBy(2).plusSeconds(1))
+          .atMost(LEASE.multipliedBy(3))
+          .until(() -> "slow".equals(holder()));
+    } finally {
+      slow.filled.countDown();
+    }
+
+    assertThat(follower.starts).as("the follower's publishing started").hasValue(0);
+    assertThat(slow.exits).as("the leader exited").hasValue(0);
+    assertThat(follower.exits).as("the follower exited").hasValue(0);
+  }
+
+  @Test
+  void aLeaderThatCannotPublishStopsAndExits() {
+    var broken = new Replica("broken");
+    broken.failure = new IllegalStateException("cannot list the GPU nodes");
+    broken.elect();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> broken.exits.get() == 1);
+    assertThat(broken.stops).hasValue(1);
+  }
+
+  private String holder() {
+    Lease lease = api.client().leases().inNamespace(NAMESPACE).withName(LeaderElection.LEASE).get();
+    return lease == null ? null : lease.getSpec().getHolderIdentity();
+  }
+
+  /** One replica: its publishing recorded, waiting for {@link #filled} or failing as told. */
+  private final class Replica implements Publishing {
+    final String name;
+    final AtomicInteger starts = new AtomicInteger();
+    final AtomicInteger stops = new AtomicInteger();
+    final AtomicInteger exits = new AtomicInteger();
+    volatile CountDownLatch filled = new CountDownLatch(0);
+    volatile RuntimeException failure;
+
+    Replica(String name) {
+      this.name = name;
+    }
+
+    void elect() {
+      var election =
+          new LeaderElection(
+              api.client(),
+              new ElectionSettings(NAMESPACE, LEASE, name),
+              this,
+              Clock.systemUTC(),
+              new SimpleMeterRegistry(),
+              exits::incrementAndGet);
+      elections.add(election);
+      election.start();
+    }
+
+    @Override
+    public void watch() {}
+
+    @Override
+    public void start() {
+      starts.incrementAndGet();
+      if (failure != null) {
+        throw failure;
+      }
+      try {
+        filled.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    @Override
+    public void stop() {
+      stops.incrementAndGet();
+    }
+  }
+}
