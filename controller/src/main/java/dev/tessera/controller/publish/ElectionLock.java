@@ -57,6 +57,14 @@ final class ElectionLock implements Lock {
     return new Renewals(written, writeTookMs, failedSinceWritten, lastFailure);
   }
 
+  /**
+   * The lead is being given up (shutdown): a failure from now on is the release's, which fabric8
+   * logs itself (a helm uninstall that removes the controller's RBAC first makes one).
+   */
+  void releasing() {
+    holding = false;
+  }
+
   @Override
   public LeaderElectionRecord get(KubernetesClient client) {
     Instant begun = clock.instant();

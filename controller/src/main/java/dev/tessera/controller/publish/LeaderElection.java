@@ -200,6 +200,7 @@ public class LeaderElection {
   @PreDestroy
   void stop() {
     stopping = true;
+    lock.releasing();
     if (election != null) {
       election.cancel(true);
     }

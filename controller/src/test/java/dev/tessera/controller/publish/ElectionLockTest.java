@@ -69,6 +69,15 @@ class ElectionLockTest {
   }
 
   @Test
+  void failuresWhileTheLeadIsGivenUpAreTheReleases() {
+    lock.create(null, record("me"));
+    lock.releasing();
+    lease.failing = true;
+    assertThatThrownBy(() -> lock.get(null)).isInstanceOf(KubernetesClientException.class);
+    assertThat(failures()).isZero();
+  }
+
+  @Test
   void aWriteThatNamesAnotherHolderIsNotHoldingTheLead() {
     lock.update(null, record("other"));
     lease.failing = true;
