@@ -78,29 +78,22 @@ final class ElectionLock implements Lock {
 
   @Override
   public void create(KubernetesClient client, LeaderElectionRecord record) {
-    Instant begun = clock.instant();
-    try {
-      lease.create(client, record);
-    } catch (RuntimeException e) {
-      failed("create", begun, e);
-      throw e;
-    }
-    wrote(record, begun);
+    write("create", () -> lease.create(client, record), record);
   }
 
   @Override
   public void update(KubernetesClient client, LeaderElectionRecord record) {
-    Instant begun = clock.instant();
-    try {
-      lease.update(client, record);
-    } catch (RuntimeException e) {
-      failed("update", begun, e);
-      throw e;
-    }
-    wrote(record, begun);
+    write("update", () -> lease.update(client, record), record);
   }
 
-  private void wrote(LeaderElectionRecord record, Instant begun) {
+  private void write(String what, Runnable request, LeaderElectionRecord record) {
+    Instant begun = clock.instant();
+    try {
+      request.run();
+    } catch (RuntimeException e) {
+      failed(what, begun, e);
+      throw e;
+    }
     // A release writes no holder: from then on a failure is no longer a renewal's.
     holding = Objects.equals(record.getHolderIdentity(), identity());
     written = clock.instant();

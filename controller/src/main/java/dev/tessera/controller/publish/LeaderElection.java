@@ -120,8 +120,8 @@ public class LeaderElection {
     leading = true;
     // fabric8 calls this on the elector's thread, inside the try that took the Lease, and renews
     // only once it returns; publishing waits for the caches' first lists. Lists longer than the
-    // Lease (a loaded node, a large fleet, both replicas started at once) let the other replica
-    // take the lead meanwhile, and this one, renewing at last, found it gone and exited
+    // Lease (a loaded node, a large fleet, both replicas started at once) would let the other
+    // replica take the lead meanwhile, and this one, renewing at last, find it gone and exit
     // (LeaderElectionIT). client-go runs OnStartedLeading on a goroutine of its own.
     Thread.ofPlatform().daemon().name("lead").start(this::publish);
   }
@@ -130,7 +130,8 @@ public class LeaderElection {
     try {
       controller.start();
     } catch (RuntimeException e) {
-      if (stopping) {
+      if (stopping || !leading) {
+        // Shut down, or the lead was lost (which stopped the controller): told where it happened.
         return;
       }
       // Holding the lead without publishing would leave every node's slices as they are until
