@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -410,10 +411,39 @@ final class TesseraOnNode implements AutoCloseable {
    * reserved for, and the status Tessera wrote for each device.
    */
   void printClaims() {
+    System.out.print(describeClaims());
+  }
+
+  private String describeClaims() {
+    var s = new StringBuilder();
     var all = client.dynamicResourceAllocation().v1().resourceClaims().inAnyNamespace().list();
     for (ResourceClaim claim : all.getItems()) {
-      System.out.print(describe(claim));
+      s.append(describe(claim));
     }
+    return s.toString();
+  }
+
+  /**
+   * The cluster's DeviceTaintRules, a line each: what they taint, with which effect. A cluster that
+   * does not serve them says so in their place.
+   */
+  private String describeDeviceTaintRules() {
+    var s = new StringBuilder();
+    try {
+      for (var rule :
+          client
+              .genericKubernetesResources("resource.k8s.io/v1", "DeviceTaintRule")
+              .list()
+              .getItems()) {
+        s.append(
+            "--- device taint rule %s: %s%n"
+                .formatted(
+                    rule.getMetadata().getName(), rule.getAdditionalProperties().get("spec")));
+      }
+    } catch (KubernetesClientException e) {
+      s.append("--- device taint rules not listed: %s%n".formatted(e.getMessage()));
+    }
+    return s.toString();
   }
 
   static String describe(ResourceClaim claim) {
@@ -479,31 +509,38 @@ final class TesseraOnNode implements AutoCloseable {
           .ignoreExceptions() // the log is refused while the container is being created
           .until(() -> log(namespace, pod, container).lines().anyMatch("done"::equals));
     } catch (ConditionTimeoutException e) {
-      // A pod that never ran says why only in its conditions and events (the scheduler's reason).
-      // What cannot be printed is added to the timeout, never thrown in its place.
+      // A pod that never ran says why only in its conditions and events (the scheduler's reason),
+      // and CI's excerpt of a failed run shows the failures' messages, not what the tests printed:
+      // the why goes in the message. What cannot be read is added to the timeout, never thrown in
+      // its place.
+      String why;
       try {
-        printWhyNotRunning(namespace, pod);
-        printClaims();
+        why = whyNotRunning(namespace, pod) + describeClaims() + describeDeviceTaintRules();
       } catch (RuntimeException x) {
         e.addSuppressed(x);
+        throw e;
       }
-      throw e;
+      System.out.print(why);
+      throw new AssertionError(
+          "%s/%s printed no 'done' within 120 s:%n%s".formatted(namespace, pod, why), e);
     }
     return log(namespace, pod, container);
   }
 
-  /** Prints a pod's phase, conditions and events, as {@code kubectl describe} would. */
-  private void printWhyNotRunning(String namespace, String pod) {
+  /** A pod's phase, conditions and events, as {@code kubectl describe} shows them. */
+  private String whyNotRunning(String namespace, String pod) {
     Pod p = client.pods().inNamespace(namespace).withName(pod).get();
     if (p == null || p.getStatus() == null) {
-      System.out.printf(
-          "--- pod %s/%s: %s%n", namespace, pod, p == null ? "not found" : "no status");
-      return;
+      return "--- pod %s/%s: %s%n".formatted(namespace, pod, p == null ? "not found" : "no status");
     }
-    System.out.printf("--- pod %s/%s: %s%n", namespace, pod, p.getStatus().getPhase());
+    var s = new StringBuilder();
+    s.append(
+        "--- pod %s/%s: %s, node %s%n"
+            .formatted(namespace, pod, p.getStatus().getPhase(), p.getSpec().getNodeName()));
     for (PodCondition c : p.getStatus().getConditions()) {
-      System.out.printf(
-          "  condition %s=%s %s %s%n", c.getType(), c.getStatus(), c.getReason(), c.getMessage());
+      s.append(
+          "  condition %s=%s %s %s%n"
+              .formatted(c.getType(), c.getStatus(), c.getReason(), c.getMessage()));
     }
     client
         .v1()
@@ -514,13 +551,15 @@ final class TesseraOnNode implements AutoCloseable {
         .getItems()
         .forEach(
             ev ->
-                System.out.printf(
-                    "  event %s %s (x%d, %s): %s%n",
-                    ev.getType(),
-                    ev.getReason(),
-                    ev.getCount(),
-                    ev.getLastTimestamp(),
-                    ev.getMessage()));
+                s.append(
+                    "  event %s %s (x%d, %s): %s%n"
+                        .formatted(
+                            ev.getType(),
+                            ev.getReason(),
+                            ev.getCount(),
+                            ev.getLastTimestamp(),
+                            ev.getMessage())));
+    return s.toString();
   }
 
   private String log(String namespace, String pod, String container) {
