@@ -111,6 +111,7 @@ public final class ControllerScaleBenchmark {
       double offeringsSeconds,
       double toFirstSeconds,
       String lists,
+      String codeCacheCollections,
       double writePhaseSeconds,
       long rssConvergedKib,
       long rssSteadyKib,
@@ -158,6 +159,8 @@ public final class ControllerScaleBenchmark {
               + " %.1f s / %.1f s (%.2f x raw) |%n"
               + "| the informers' lists before the first write: objects, time each |"
               + " %s |%n"
+              + "| full collections the code cache set off until every pool was published: count"
+              + " (pauses) | %s |%n"
               + "| controller RSS when converged / after the idle wait / peak | %d / %d / %d MiB"
               + " (-Xmx%s) |%n"
               + "| slice writes during the idle wait (nothing changed) | %d |%n"
@@ -202,6 +205,7 @@ public final class ControllerScaleBenchmark {
           writePhaseSeconds,
           raw.seconds() / writePhaseSeconds,
           lists,
+          codeCacheCollections,
           rssConvergedKib / 1024,
           rssSteadyKib / 1024,
           peakRssKib / 1024,
@@ -426,6 +430,7 @@ public final class ControllerScaleBenchmark {
       double convergeSeconds = sinceStart(startedAt, lastWrite);
       Cpu controllerCpu = Cpu.now().minus(beforeController);
       double controllerSeconds = controller.cpuSeconds();
+      String codeCacheCollections = codeCacheCollections(work.resolve("controller/gc.log"));
       long slices = sliceCount();
       long rssConverged = controller.rssKib();
       // The GpuNodes' status.offering is written behind the slices: the idle window starts once
@@ -485,6 +490,7 @@ public final class ControllerScaleBenchmark {
           offeringsSeconds,
           sinceStart(startedAt, firstWrite),
           lists(controller.log()),
+          codeCacheCollections,
           sinceStart(firstWrite, lastWrite),
           rssConverged,
           rssSteady,
@@ -771,7 +777,7 @@ public final class ControllerScaleBenchmark {
           jar.isBlank() ? REPO.resolve("controller/target/tessera-controller.jar") : Path.of(jar),
           dir,
           env,
-          jvmOptions(heap));
+          jvmOptions(heap, dir));
     }
     Path tessera = Path.of(image).resolve("opt/tessera");
     var options = new ArrayList<String>();
@@ -780,17 +786,17 @@ public final class ControllerScaleBenchmark {
       // runtime cannot map it.
       options.addAll(List.of("-XX:AOTCache=" + tessera.resolve("app.aot"), "-XX:AOTMode=on"));
     }
-    options.addAll(jvmOptions(heap));
+    options.addAll(jvmOptions(heap, dir));
     return ControllerProcess.start(
         tessera.resolve("jre/bin/java"), tessera.resolve("app.jar"), dir, env, options);
   }
 
   /**
    * The flags the controller's image runs with ({@code controller/jvm.options}), its heap given
-   * here instead of as a share of a container's memory, plus any in {@code
-   * -Dtessera.bench.controllerJvm} (space-separated: a profiler, another GC).
+   * here instead of as a share of a container's memory, its GC logged to {@code dir/gc.log}, plus
+   * any in {@code -Dtessera.bench.controllerJvm} (space-separated: a profiler, another GC).
    */
-  private static List<String> jvmOptions(String heap) throws java.io.IOException {
+  private static List<String> jvmOptions(String heap, Path dir) throws java.io.IOException {
     var options = new ArrayList<String>();
     for (String option : JvmOptions.read(REPO.resolve("controller/jvm.options"))) {
       if (!option.startsWith("-XX:MaxRAMPercentage")) {
@@ -798,11 +804,29 @@ public final class ControllerScaleBenchmark {
       }
     }
     options.add("-Xmx" + heap);
+    options.add("-Xlog:gc:file=" + dir.resolve("gc.log"));
     String extra = System.getProperty("tessera.bench.controllerJvm", "").trim();
     if (!extra.isEmpty()) {
       options.addAll(List.of(extra.split("\\s+")));
     }
     return options;
+  }
+
+  private static final Pattern CODE_CACHE_COLLECTION =
+      Pattern.compile("Pause Full \\(CodeCache GC Threshold\\) .* ([0-9.]+)ms$");
+
+  /**
+   * The full collections of the heap the JVM made to unload code, from a controller's GC log: how
+   * many, and each one's pause ("0" for none). With SerialGC each stops the controller.
+   */
+  static String codeCacheCollections(Path gcLog) throws java.io.IOException {
+    List<String> pauses =
+        Files.readAllLines(gcLog).stream()
+            .map(CODE_CACHE_COLLECTION::matcher)
+            .filter(Matcher::find)
+            .map(m -> Math.round(Double.parseDouble(m.group(1))) + " ms")
+            .toList();
+    return pauses.isEmpty() ? "0" : pauses.size() + " (" + String.join(", ", pauses) + ")";
   }
 
   /** How long the plain client took for how many slices. */
