@@ -502,10 +502,13 @@ final class TesseraOnNode implements AutoCloseable {
     return logsWhenDone("default", pod, container);
   }
 
+  /** How long a scenario's pod has to print {@code done}. */
+  private static final Duration DONE_WITHIN = Duration.ofSeconds(120);
+
   private String logsWhenDone(String namespace, String pod, String container) {
     try {
       await()
-          .atMost(Duration.ofSeconds(120))
+          .atMost(DONE_WITHIN)
           .ignoreExceptions() // the log is refused while the container is being created
           .until(() -> log(namespace, pod, container).lines().anyMatch("done"::equals));
     } catch (ConditionTimeoutException e) {
@@ -522,7 +525,9 @@ final class TesseraOnNode implements AutoCloseable {
       }
       System.out.print(why);
       throw new AssertionError(
-          "%s/%s printed no 'done' within 120 s:%n%s".formatted(namespace, pod, why), e);
+          "%s/%s printed no 'done' within %d s:%n%s"
+              .formatted(namespace, pod, DONE_WITHIN.toSeconds(), why),
+          e);
     }
     return log(namespace, pod, container);
   }
