@@ -86,7 +86,8 @@ public class ControllerFactory {
         config.resync(),
         config.retryInitial(),
         config.retryMax(),
-        config.workers());
+        config.workers(),
+        config.listTimeout());
   }
 
   @Singleton

@@ -17,11 +17,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
@@ -76,6 +77,9 @@ public class NodePoolController implements Publishing {
 
   /** Nodes whose report their offering cannot publish, as of their last plan (logged). */
   private final Set<String> refused = ConcurrentHashMap.newKeySet();
+
+  /** How often the start looks whether the list under way is overdue while it waits for them. */
+  private static final Duration SYNC_POLL = Duration.ofSeconds(1);
 
   /** The longest a node's reconcile waits for its slice cache to show its last writes. */
   private static final Duration WRITES_SEEN_PATIENCE = Duration.ofSeconds(30);
@@ -195,15 +199,15 @@ public class NodePoolController implements Publishing {
 
   /**
    * Starts publishing; called once this replica leads. Waits until the informers have synced (they
-   * started at {@link #watch}, or start now), then names every node they know to the queue.
+   * started at {@link #watch}, or start now), then names every node they know to the queue. Throws
+   * if one of their lists fails, or is still under way after {@link PublishSettings#listTimeout}: a
+   * leader that waited on it for good would hold the lead and publish nothing.
    */
   @Override
   public void start() {
     watch();
-    try {
-      synced.join();
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof RuntimeException cause ? cause : e;
+    if (!awaitSynced()) {
+      return;
     }
     synchronized (this) {
       if (stopped) {
@@ -212,6 +216,37 @@ public class NodePoolController implements Publishing {
       }
       publish();
     }
+  }
+
+  /**
+   * Waits until the informers have synced; false if this replica stopped meanwhile (its informers
+   * closed, they may never sync).
+   */
+  private boolean awaitSynced() {
+    while (!stopped) {
+      try {
+        synced.get(SYNC_POLL.toMillis(), TimeUnit.MILLISECONDS);
+        return true;
+      } catch (TimeoutException e) {
+        var overdue =
+            informers.listing().filter(l -> l.overdue(clock.instant(), config.listTimeout()));
+        if (overdue.isPresent()) {
+          throw new IllegalStateException(
+              "the %s list asked for at %s has not ended within %s (TESSERA_CONTROLLER_LIST_TIMEOUT):"
+                      .formatted(
+                          overdue.get().resource(), overdue.get().since(), config.listTimeout())
+                  + " taken as a connection that will never answer");
+        }
+      } catch (ExecutionException e) {
+        throw e.getCause() instanceof RuntimeException cause
+            ? cause
+            : new IllegalStateException(e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while the caches filled", e);
+      }
+    }
+    return false;
   }
 
   private void publish() {

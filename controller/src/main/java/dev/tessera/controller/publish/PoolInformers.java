@@ -23,6 +23,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -69,6 +70,9 @@ final class PoolInformers implements AutoCloseable {
 
   /** By what each lists, in the order they were built; the start log names them. */
   private final Map<String, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
+
+  /** The first list under way now; null before the first and once all have synced. */
+  private volatile ListUnderWay listing;
 
   private SharedIndexInformer<Node> nodes;
   private SharedIndexInformer<Lease> leases;
@@ -206,12 +210,22 @@ final class PoolInformers implements AutoCloseable {
   /** Starts {@code informer}, waits until it has synced, and logs what it listed and how long. */
   private void list(String what, SharedIndexInformer<?> informer) {
     Instant begun = clock.instant();
-    informer.start().toCompletableFuture().join();
+    listing = new ListUnderWay(what, begun);
+    try {
+      informer.start().toCompletableFuture().join();
+    } finally {
+      listing = null;
+    }
     LOG.atInfo()
         .addKeyValue("resource", what)
         .addKeyValue("objects", informer.getStore().listKeys().size())
         .addKeyValue("tookMs", Duration.between(begun, clock.instant()).toMillis())
         .log("listed");
+  }
+
+  /** The first list under way now, if one is ({@link #start} runs them one after another). */
+  Optional<ListUnderWay> listing() {
+    return Optional.ofNullable(listing);
   }
 
   /** Whether the plugin that holds {@code lease} is alive now, as a reconcile would judge it. */

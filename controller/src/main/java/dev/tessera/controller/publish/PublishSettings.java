@@ -13,6 +13,8 @@ import java.time.Duration;
  * @param retryInitial the first wait of a node whose reconcile failed
  * @param retryMax the longest wait between retries of a failing node
  * @param workers how many nodes are reconciled at once (each node by one worker at a time)
+ * @param listTimeout the longest one of the caches' first lists may take before a replica that
+ *     leads gives up publishing (and with it the lead)
  */
 public record PublishSettings(
     String driverName,
@@ -22,11 +24,15 @@ public record PublishSettings(
     Duration resync,
     Duration retryInitial,
     Duration retryMax,
-    int workers) {
+    int workers,
+    Duration listTimeout) {
 
   public PublishSettings {
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be at least 1, not " + workers);
+    }
+    if (!listTimeout.isPositive()) {
+      throw new IllegalArgumentException("listTimeout must be positive, not " + listTimeout);
     }
   }
 }

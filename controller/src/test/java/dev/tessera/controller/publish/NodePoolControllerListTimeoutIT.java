@@ -1,0 +1,118 @@
+package dev.tessera.controller.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tessera.api.events.EventPolicy;
+import dev.tessera.api.events.EventRecorder;
+import dev.tessera.api.events.EventSource;
+import dev.tessera.controller.events.KubernetesEventSink;
+import dev.tessera.controller.render.SliceRenderer;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A replica that comes to lead while the first of its caches' lists never ends (an answer that
+ * stalls after its headers, for which fabric8's JDK client has no timeout): its start gives up once
+ * the list has taken longer than the list timeout, naming the list, so that {@link LeaderElection}
+ * exits and the lead goes to another replica ({@code
+ * LeaderElectionIT.aLeaderThatCannotPublishStopsAndExits}), where it waited for good before.
+ */
+// A start that waits for good fails the test, and does not hold up the build: the wait cannot be
+// interrupted, so the test runs on a thread of its own that is left behind.
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class NodePoolControllerListTimeoutIT {
+  private final StallingApiServer api = new StallingApiServer();
+  private final KubernetesClient client =
+      new KubernetesClientBuilder()
+          .withConfig(new ConfigBuilder().withMasterUrl(api.url()).withOauthToken("test").build())
+          .build();
+  private NodePoolController controller;
+
+  NodePoolControllerListTimeoutIT() throws IOException {}
+
+  @AfterEach
+  void close() throws IOException {
+    try {
+      if (controller != null) {
+        controller.stop();
+      }
+    } finally {
+      client.close();
+      api.close();
+    }
+  }
+
+  @Test
+  void aLeaderWhoseFirstListNeverEndsGivesUpNamingIt() {
+    controller = controller(Duration.ofSeconds(2));
+    controller.watch();
+    long begun = System.nanoTime();
+
+    assertThatThrownBy(controller::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("the gpunodes list asked for at")
+        .hasMessageContaining("has not ended within PT2S");
+
+    assertThat(Duration.ofNanos(System.nanoTime() - begun))
+        .as("given up after the list timeout, not before")
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+    assertThat(api.requestLines())
+        .as("a replica that never listed writes nothing")
+        .isNotEmpty()
+        .allMatch(r -> r.startsWith("GET /apis/gpu.tessera.dev/v1alpha1/gpunodes?"));
+  }
+
+  @Test
+  void aReplicaStoppedWhileItsListsHangStopsWaitingWithoutPublishing() throws Exception {
+    controller = controller(Duration.ofMinutes(10));
+    controller.watch();
+    var start = CompletableFuture.runAsync(controller::start);
+    Thread.sleep(500);
+
+    controller.stop();
+
+    // Returned or thrown (the stopped informer's list fails): LeaderElection tells neither, as it
+    // stopped the controller itself; what matters is that the wait ends.
+    start.handle((done, failure) -> failure).get(5, TimeUnit.SECONDS);
+    assertThat(api.requestLines()).allMatch(r -> r.startsWith("GET "));
+  }
+
+  private NodePoolController controller(Duration listTimeout) {
+    var clock = Clock.systemUTC();
+    return new NodePoolController(
+        client,
+        new PublishSettings(
+            "gpu.tessera.dev",
+            "exclusive",
+            "kube-node-lease",
+            Duration.ofSeconds(5),
+            Duration.ofMinutes(10),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(10),
+            2,
+            listTimeout),
+        new SliceRenderer(),
+        new PoolReconciler(new PoolSlices("gpu.tessera.dev")),
+        JsonMapper.builder().build(),
+        clock,
+        new SimpleMeterRegistry(),
+        new EventRecorder(
+            new EventSource("tessera-controller", "list-timeout-it"),
+            EventPolicy.CLIENT_GO,
+            new KubernetesEventSink(client),
+            clock,
+            10));
+  }
+}
