@@ -33,9 +33,9 @@ import java.time.Duration;
  *     worker at a time. Publishing a fleet from scratch is bound by the API server's write rate,
  *     which one worker writing node after node does not reach
  * @param listTimeout the longest one of the caches' first lists may take once this replica leads: a
- *     list past it (a connection that never answers) makes the leader exit, releasing the lead to
- *     another replica or to its own restart, where it would otherwise hold the lead and publish
- *     nothing. Far above a slow start (a 5,000-node fleet's GpuNodes took 82 s with a 256 MiB heap)
+ *     list past it (an answer that stalls) makes the leader exit, releasing the lead to another
+ *     replica or to its own restart, where it would otherwise hold the lead and publish nothing.
+ *     Far above a slow start (a 5,000-node fleet's GpuNodes took 82 s with a 256 MiB heap)
  * @param podName the replica's pod (from the downward API, {@code POD_NAME}), its identity in
  *     leader election; defaults to {@code tessera-controller-<pid>} for a controller outside a pod
  */

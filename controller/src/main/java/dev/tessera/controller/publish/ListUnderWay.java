@@ -13,7 +13,7 @@ record ListUnderWay(String resource, Instant since) {
 
   /**
    * Whether it has taken longer than {@code bound} by {@code now}: a list that long is taken as one
-   * that will never end (a connection that never answers), not a slow one.
+   * that will never end (an answer that stalls), not a slow one.
    */
   boolean overdue(Instant now, Duration bound) {
     return Duration.between(since, now).compareTo(bound) > 0;

@@ -235,7 +235,7 @@ public class NodePoolController implements Publishing {
               "the %s list asked for at %s has not ended within %s (TESSERA_CONTROLLER_LIST_TIMEOUT):"
                       .formatted(
                           overdue.get().resource(), overdue.get().since(), config.listTimeout())
-                  + " taken as a connection that will never answer");
+                  + " taken as an answer that will never come");
         }
       } catch (ExecutionException e) {
         throw e.getCause() instanceof RuntimeException cause
