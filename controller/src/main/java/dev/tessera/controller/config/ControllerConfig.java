@@ -35,7 +35,7 @@ import java.time.Duration;
  * @param listTimeout the longest one of the caches' first lists may take once this replica leads: a
  *     list past it (an answer that stalls) makes the leader exit, releasing the lead to another
  *     replica or to its own restart, where it would otherwise hold the lead and publish nothing.
- *     Far above a slow start (a 5,000-node fleet's GpuNodes took 82 s with a 256 MiB heap)
+ *     Far above a slow start (a 5,000-node fleet's start took 82 s with a 256 MiB heap)
  * @param podName the replica's pod (from the downward API, {@code POD_NAME}), its identity in
  *     leader election; defaults to {@code tessera-controller-<pid>} for a controller outside a pod
  */

@@ -180,9 +180,13 @@ public class NodePoolController implements Publishing {
                 // its plugins' Lease expiries from the outage's end (LeaseLiveness says why).
                 resync.scheduleWithFixedDelay(informers::checkLeaseSight, 1, 1, TimeUnit.SECONDS);
                 synced.complete(null);
-              } catch (RuntimeException e) {
-                // Told now, not only when this replica comes to lead (start() throws it then).
-                LOG.atError().setCause(e).log("cannot list and watch the GPU nodes");
+              } catch (RuntimeException | Error e) {
+                // Told now, not only when this replica comes to lead (start() throws it then); an
+                // Error too, or the start would wait for a sync that never comes. A stopped
+                // replica's informers fail their lists: nothing to tell.
+                if (!stopped) {
+                  LOG.atError().setCause(e).log("cannot list and watch the GPU nodes");
+                }
                 synced.completeExceptionally(e);
               }
             });
@@ -220,7 +224,7 @@ public class NodePoolController implements Publishing {
 
   /**
    * Waits until the informers have synced; false if this replica stopped meanwhile (its informers
-   * closed, they may never sync).
+   * closed: their lists fail, or never end), which is no failure to tell.
    */
   private boolean awaitSynced() {
     while (!stopped) {
@@ -230,7 +234,7 @@ public class NodePoolController implements Publishing {
       } catch (TimeoutException e) {
         var overdue =
             informers.listing().filter(l -> l.overdue(clock.instant(), config.listTimeout()));
-        if (overdue.isPresent()) {
+        if (overdue.isPresent() && !stopped) {
           throw new IllegalStateException(
               "the %s list asked for at %s has not ended within %s (TESSERA_CONTROLLER_LIST_TIMEOUT):"
                       .formatted(
@@ -238,6 +242,9 @@ public class NodePoolController implements Publishing {
                   + " taken as an answer that will never come");
         }
       } catch (ExecutionException e) {
+        if (stopped) {
+          return false;
+        }
         throw e.getCause() instanceof RuntimeException cause
             ? cause
             : new IllegalStateException(e.getCause());
