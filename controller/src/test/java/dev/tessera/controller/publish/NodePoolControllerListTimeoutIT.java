@@ -79,19 +79,10 @@ class NodePoolControllerListTimeoutIT {
   void aReplicaStoppedWhileItsListsHangStopsWaitingWithoutFailing() throws Exception {
     controller = controller(Duration.ofMinutes(10));
     controller.watch();
-    var start = new CompletableFuture<Void>();
-    Thread.ofPlatform()
-        .daemon()
-        .name("lead")
-        .start(
-            () -> {
-              try {
-                controller.start();
-                start.complete(null);
-              } catch (RuntimeException e) {
-                start.completeExceptionally(e);
-              }
-            });
+    // On a thread of its own, as LeaderElection starts it (not the common pool).
+    var start =
+        CompletableFuture.runAsync(
+            controller::start, r -> Thread.ofPlatform().daemon().name("lead").start(r));
     await().atMost(Duration.ofSeconds(10)).until(() -> !api.requestLines().isEmpty());
 
     controller.stop(); // as LeaderElection does when the lead is lost
