@@ -51,6 +51,16 @@ final class ElectionLock implements Lock {
     Duration since(Instant now) {
       return lastWritten == null ? null : Duration.between(lastWritten, now);
     }
+
+    /**
+     * Whether more than {@code renewDeadline} has passed since the last renewal began (its record's
+     * renew time is taken just before; the other replicas count the Lease's duration from it):
+     * false before any write.
+     */
+    boolean overdue(Instant now, Duration renewDeadline) {
+      return lastWritten != null
+          && now.isAfter(lastWritten.minusMillis(writeTookMs).plus(renewDeadline));
+    }
   }
 
   Renewals renewals() {

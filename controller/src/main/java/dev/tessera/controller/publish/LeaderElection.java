@@ -13,6 +13,10 @@ import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +26,12 @@ import org.slf4j.LoggerFactory;
  * NodePoolController#watch}). A replica that loses the lead exits, so its Deployment restarts it as
  * a follower, never two writers. At shutdown the lead is released, so another replica takes over at
  * once.
+ *
+ * <p>A leader also watches its own renewals: fabric8's elector checks the renew deadline only
+ * between its tries, and a try whose answer stalls after its headers (fabric8's JDK client has no
+ * timeout after them) never ends; the Lease then expires, another replica leads, and this one would
+ * go on publishing beside it. Once its last renewal is older than the renew deadline, it gives the
+ * lead up and exits, as client-go's elector does, whose requests end with the deadline.
  */
 @Context
 public class LeaderElection {
@@ -41,6 +51,16 @@ public class LeaderElection {
   private CompletableFuture<?> election;
   private volatile boolean stopping;
   private volatile boolean leading;
+
+  /** Set once the lead is lost or given up: the controller is stopped and the exit run once. */
+  private final AtomicBoolean ended = new AtomicBoolean();
+
+  /** Whether the lead was given up on a renewal that did not end: nothing left to release. */
+  private volatile boolean renewalHung;
+
+  private final ScheduledExecutorService renewalWatch =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> Thread.ofPlatform().name("lead-renewal-watch").daemon().unstarted(r));
 
   @Inject
   public LeaderElection(
@@ -118,6 +138,10 @@ public class LeaderElection {
   private void lead() {
     LOG.atInfo().addKeyValue("identity", identity).log("leading");
     leading = true;
+    // Twice a retry period: given up at most half a retry period after the renew deadline, well
+    // within the Lease (10.2 s of 15 by default).
+    long watch = retryPeriod(config.leaseDuration()).toMillis() / 2;
+    renewalWatch.scheduleWithFixedDelay(this::watchRenewals, watch, watch, TimeUnit.MILLISECONDS);
     // fabric8 calls this on the elector's thread, inside the try that took the Lease, and renews
     // only once it returns; publishing waits for the caches' first lists. Lists longer than the
     // Lease (a loaded node, a large fleet, both replicas started at once) would let the other
@@ -145,11 +169,42 @@ public class LeaderElection {
     }
   }
 
+  /**
+   * Gives the lead up once its last renewal is older than the renew deadline, which fabric8's
+   * elector would have seen by now unless its try is still under way.
+   */
+  private void watchRenewals() {
+    if (!leading || stopping || ended.get()) {
+      return;
+    }
+    var renewals = lock.renewals();
+    Duration deadline = renewDeadline(config.leaseDuration());
+    if (!renewals.overdue(clock.instant(), deadline)) {
+      return;
+    }
+    renewalHung = true;
+    leading = false;
+    Duration since = renewals.since(clock.instant());
+    LOG.atError()
+        .addKeyValue("identity", identity)
+        .addKeyValue("renewDeadlineMs", deadline.toMillis())
+        .addKeyValue("sinceRenewedMs", since.toMillis())
+        .addKeyValue("failedSinceRenewed", renewals.failedSince())
+        .addKeyValue("lastFailure", renewals.lastFailure())
+        .log(
+            "the lead's renewal has not ended within its renew deadline (a Lease request whose"
+                + " answer never comes); giving the lead up before the Lease expires and exiting");
+    endLead();
+  }
+
   private void lostLead() {
     leading = false;
     if (stopping) {
       LOG.atInfo().addKeyValue("identity", identity).log("released the lead");
       return;
+    }
+    if (ended.get()) {
+      return; // given up already (watchRenewals), and told then
     }
     var renewals = lock.renewals();
     Duration since = renewals.since(clock.instant());
@@ -165,8 +220,15 @@ public class LeaderElection {
     // away (an outage is a common reason to lose the lead), and an ex-leader that still reconciles
     // from its stale caches once the API server is back races the new leader (it was seen
     // withdrawing a live node's slices 48 s after losing the lead).
-    controller.stop();
-    exit.run();
+    endLead();
+  }
+
+  private void endLead() {
+    if (ended.compareAndSet(false, true)) {
+      renewalWatch.shutdownNow();
+      controller.stop();
+      exit.run();
+    }
   }
 
   /**
@@ -201,8 +263,11 @@ public class LeaderElection {
   @PreDestroy
   void stop() {
     stopping = true;
+    renewalWatch.shutdownNow();
     lock.releasing();
-    if (election != null) {
+    // A lead given up on a hung renewal has nothing to release, and the release would wait for that
+    // renewal (fabric8 holds its elector's lock through a try).
+    if (election != null && !renewalHung) {
       election.cancel(true);
     }
   }

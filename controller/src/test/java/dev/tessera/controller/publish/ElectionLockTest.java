@@ -85,6 +85,25 @@ class ElectionLockTest {
     assertThat(failures()).isZero();
   }
 
+  @Test
+  void aRenewalIsOverdueOnceTheDeadlinePassedSinceItBegan() {
+    Duration deadline = Duration.ofSeconds(10);
+    assertThat(lock.renewals().overdue(T0.plusSeconds(60), deadline))
+        .as("never written: nothing to be overdue")
+        .isFalse();
+
+    // A write that takes 3 s: its record's renew time was taken as it began, at T0 + 1 s.
+    clock.advance(Duration.ofSeconds(1));
+    lease.takes = Duration.ofSeconds(3);
+    lock.update(null, record("me"));
+
+    var renewals = lock.renewals();
+    assertThat(renewals.overdue(T0.plusSeconds(11), deadline)).as("at the deadline").isFalse();
+    assertThat(renewals.overdue(T0.plusSeconds(11).plusMillis(1), deadline))
+        .as("just past the deadline, counted from the write's beginning")
+        .isTrue();
+  }
+
   private double failures() {
     return metrics.get("tessera.controller.election.renewal.failures").counter().count();
   }
@@ -94,9 +113,10 @@ class ElectionLockTest {
     return new LeaderElectionRecord(holder, Duration.ofSeconds(15), now, now, 0);
   }
 
-  /** A Lease whose every request fails while {@code failing}. */
-  private static final class FlakyLease implements Lock {
+  /** A Lease whose every request fails while {@code failing}; its writes take {@code takes}. */
+  private final class FlakyLease implements Lock {
     volatile boolean failing;
+    volatile Duration takes = Duration.ZERO;
 
     @Override
     public LeaderElectionRecord get(KubernetesClient client) {
@@ -111,6 +131,7 @@ class ElectionLockTest {
 
     @Override
     public void update(KubernetesClient client, LeaderElectionRecord record) {
+      clock.advance(takes);
       fail();
     }
 

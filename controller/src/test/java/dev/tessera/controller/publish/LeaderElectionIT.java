@@ -5,11 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -25,6 +29,9 @@ class LeaderElectionIT {
 
   private final MockApiServer api = new MockApiServer();
   private final List<LeaderElection> elections = new ArrayList<>();
+
+  /** What the replicas' publishing did, in the order it happened: "name starts", "name stops". */
+  private final List<String> timeline = new CopyOnWriteArrayList<>();
 
   @AfterEach
   void close() {
@@ -70,6 +77,42 @@ class LeaderElectionIT {
     assertThat(broken.stops).hasValue(1);
   }
 
+  @Test
+  void aLeaderWhoseRenewalHangsGivesUpItsLeadBeforeAnotherCanTakeIt() throws Exception {
+    var proxy = StallingProxy.before(api.client().getConfiguration().getMasterUrl());
+    var client =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(api.client().getConfiguration())
+                    .withMasterUrl(proxy.url())
+                    .build())
+            .build();
+    try {
+      var hung = new Replica("hung", client);
+      hung.elect();
+      await().atMost(Duration.ofSeconds(10)).until(() -> hung.starts.get() == 1);
+
+      // Its renewals' answers now stop after their headers, as over a connection gone half-open:
+      // fabric8's elector checks its renew deadline only between tries, and this try never ends.
+      proxy.stall(line -> line.contains("/leases/" + LeaderElection.LEASE));
+      var follower = new Replica("follower");
+      follower.elect();
+      await().atMost(LEASE.multipliedBy(4)).until(() -> follower.starts.get() == 1);
+
+      assertThat(proxy.stalled()).as("the hung leader's Lease requests").isNotEmpty();
+      assertThat(timeline)
+          .as("the hung leader stopped publishing before the follower took the lead")
+          .containsSubsequence("hung starts", "hung stops", "follower starts");
+      assertThat(hung.exits).as("the hung leader exited").hasValue(1);
+      assertThat(follower.exits).as("the follower exited").hasValue(0);
+    } finally {
+      // The proxy first: its stalled answers end, and with them the elector's try, which holds the
+      // elector's lock that stopping it takes.
+      proxy.close();
+      client.close();
+    }
+  }
+
   private String holder() {
     Lease lease = api.client().leases().inNamespace(NAMESPACE).withName(LeaderElection.LEASE).get();
     return lease == null ? null : lease.getSpec().getHolderIdentity();
@@ -78,6 +121,7 @@ class LeaderElectionIT {
   /** One replica: its publishing recorded, waiting for {@link #filled} or failing as told. */
   private final class Replica implements Publishing {
     final String name;
+    final KubernetesClient client;
     final AtomicInteger starts = new AtomicInteger();
     final AtomicInteger stops = new AtomicInteger();
     final AtomicInteger exits = new AtomicInteger();
@@ -85,13 +129,19 @@ class LeaderElectionIT {
     volatile RuntimeException failure;
 
     Replica(String name) {
+      this(name, api.client());
+    }
+
+    /** A replica whose election talks to the API server through {@code client}. */
+    Replica(String name, KubernetesClient client) {
       this.name = name;
+      this.client = client;
     }
 
     void elect() {
       var election =
           new LeaderElection(
-              api.client(),
+              client,
               new ElectionSettings(NAMESPACE, LEASE, name),
               this,
               Clock.systemUTC(),
@@ -106,6 +156,7 @@ class LeaderElectionIT {
 
     @Override
     public void start() {
+      timeline.add(name + " starts");
       starts.incrementAndGet();
       if (failure != null) {
         throw failure;
@@ -119,6 +170,7 @@ class LeaderElectionIT {
 
     @Override
     public void stop() {
+      timeline.add(name + " stops");
       stops.incrementAndGet();
     }
   }

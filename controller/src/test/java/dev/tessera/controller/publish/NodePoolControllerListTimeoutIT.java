@@ -34,7 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
 // interrupted, so the test runs on a thread of its own that is left behind.
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class NodePoolControllerListTimeoutIT {
-  private final StallingApiServer api = new StallingApiServer();
+  private final StallingProxy api = StallingProxy.stallingEverything();
   private final KubernetesClient client =
       new KubernetesClientBuilder()
           .withConfig(new ConfigBuilder().withMasterUrl(api.url()).withOauthToken("test").build())

@@ -1,0 +1,232 @@
+package dev.tessera.controller.publish;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+
+/**
+ * An HTTP/1.1 server on loopback that answers the requests a test names with their status, headers
+ * and the first bytes of a body, and then nothing more, the connection left open: as a proxy or API
+ * server that stops mid-answer, or an HTTP/1.1 connection gone half-open midway, looks to a client.
+ * fabric8's JDK client times a request out only until its headers come, so such an answer is waited
+ * on for good. (fabric8's mock web server can delay an answer only as a whole, which the client's
+ * request timeout ends.)
+ *
+ * <p>Every other request goes to the API server behind it ({@link #before}), if any, on a
+ * connection of its own that closes after the answer (a watch's WebSocket is passed through both
+ * ways until either side closes it); without one, every request stalls ({@link
+ * #stallingEverything}).
+ */
+final class StallingProxy implements AutoCloseable {
+  private static final Predicate<String> NOTHING = line -> false;
+
+  private final ServerSocket socket;
+  private final URI upstream;
+  private final List<Socket> connections = new CopyOnWriteArrayList<>();
+  private final List<String> requestLines = new CopyOnWriteArrayList<>();
+  private final List<String> stalled = new CopyOnWriteArrayList<>();
+  private final Thread acceptor;
+  private volatile Predicate<String> stalls;
+
+  private StallingProxy(URI upstream, Predicate<String> stalls) throws IOException {
+    this.upstream = upstream;
+    this.stalls = stalls;
+    socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    acceptor = Thread.ofPlatform().daemon().name("stalling-proxy").start(this::accept);
+  }
+
+  /** Stalls every request: an API server that answers nothing whole. */
+  static StallingProxy stallingEverything() throws IOException {
+    return new StallingProxy(null, line -> true);
+  }
+
+  /**
+   * Passes every request to the plain-HTTP API server at {@code url} until {@link #stall} names
+   * some.
+   */
+  static StallingProxy before(String url) throws IOException {
+    return new StallingProxy(URI.create(url), NOTHING);
+  }
+
+  String url() {
+    return "http://127.0.0.1:" + socket.getLocalPort();
+  }
+
+  /**
+   * From now on, stalls the requests whose request line ({@code PUT /apis/... HTTP/1.1}) matches;
+   * the others pass.
+   */
+  void stall(Predicate<String> requestLine) {
+    stalls = requestLine;
+  }
+
+  /** The request line of every request, in the order they came ({@code GET /apis/... HTTP/1.1}). */
+  List<String> requestLines() {
+    return requestLines;
+  }
+
+  /** The request lines of the requests stalled, in the order they came. */
+  List<String> stalled() {
+    return stalled;
+  }
+
+  private void accept() {
+    while (!socket.isClosed()) {
+      try {
+        Socket connection = socket.accept();
+        connections.add(connection);
+        Thread.ofPlatform().daemon().name("stalling-proxy-answer").start(() -> answer(connection));
+      } catch (IOException e) {
+        return; // closed
+      }
+    }
+  }
+
+  private void answer(Socket connection) {
+    try {
+      InputStream in = connection.getInputStream();
+      List<String> head = readHead(in);
+      if (head.isEmpty()) {
+        connection.close();
+        return;
+      }
+      String requestLine = head.getFirst();
+      requestLines.add(requestLine);
+      if (stalls.test(requestLine)) {
+        stalled.add(requestLine);
+        stallAnswer(connection.getOutputStream());
+      } else {
+        forward(head, in, connection);
+      }
+    } catch (IOException e) {
+      // The client or the API server went; nothing to answer.
+    }
+  }
+
+  /** Status, headers and the first bytes of a body, then nothing: the connection stays open. */
+  private static void stallAnswer(OutputStream out) throws IOException {
+    out.write(
+        ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+                + "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[")
+            .getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+  }
+
+  /**
+   * The request to the API server on a connection of its own, and its answer back, each told to
+   * close the connection after it (the client then asks its next request on a new one, which this
+   * reads again); a WebSocket's upgrade keeps both open and passes its frames both ways.
+   */
+  private void forward(List<String> head, InputStream in, Socket connection) throws IOException {
+    if (upstream == null) {
+      throw new IOException("nothing behind this proxy");
+    }
+    try (connection;
+        Socket api = new Socket(upstream.getHost(), upstream.getPort())) {
+      connections.add(api);
+      OutputStream toApi = api.getOutputStream();
+      toApi.write(requestHead(head).getBytes(StandardCharsets.ISO_8859_1));
+      toApi.flush();
+      Thread.ofPlatform().daemon().name("stalling-proxy-up").start(() -> pass(in, toApi));
+      InputStream fromApi = api.getInputStream();
+      List<String> answer = readHead(fromApi);
+      OutputStream toClient = connection.getOutputStream();
+      toClient.write(answerHead(answer).getBytes(StandardCharsets.ISO_8859_1));
+      toClient.flush();
+      pass(fromApi, toClient);
+    }
+  }
+
+  /**
+   * The request's head as the API server gets it: a WebSocket's upgrade as it is; otherwise no
+   * upgrade to HTTP/2 (the JDK client offers one over plain HTTP) and the connection closed after.
+   */
+  private static String requestHead(List<String> head) {
+    if (header(head, "upgrade").equalsIgnoreCase("websocket")) {
+      return String.join("\r\n", head) + "\r\n\r\n";
+    }
+    var lines = new ArrayList<String>();
+    for (String line : head) {
+      String name = line.contains(":") ? line.substring(0, line.indexOf(':')).trim() : "";
+      if (!List.of("connection", "upgrade", "http2-settings", "keep-alive")
+          .contains(name.toLowerCase(Locale.ROOT))) {
+        lines.add(line);
+      }
+    }
+    lines.add("Connection: close");
+    return String.join("\r\n", lines) + "\r\n\r\n";
+  }
+
+  /** The answer's head as the client gets it: told to close the connection after it. */
+  private static String answerHead(List<String> head) {
+    if (head.isEmpty() || head.getFirst().contains(" 101 ")) {
+      return String.join("\r\n", head) + "\r\n\r\n";
+    }
+    var lines = new ArrayList<String>();
+    for (String line : head) {
+      if (!line.toLowerCase(Locale.ROOT).startsWith("connection:")
+          && !line.toLowerCase(Locale.ROOT).startsWith("keep-alive:")) {
+        lines.add(line);
+      }
+    }
+    lines.add("Connection: close");
+    return String.join("\r\n", lines) + "\r\n\r\n";
+  }
+
+  private static String header(List<String> head, String name) {
+    return head.stream()
+        .skip(1)
+        .filter(l -> l.toLowerCase(Locale.ROOT).startsWith(name + ":"))
+        .map(l -> l.substring(l.indexOf(':') + 1).trim())
+        .findFirst()
+        .orElse("");
+  }
+
+  /** Copies until either side closes. */
+  private static void pass(InputStream from, OutputStream to) {
+    byte[] buffer = new byte[16384];
+    try {
+      for (int n = from.read(buffer); n >= 0; n = from.read(buffer)) {
+        to.write(buffer, 0, n);
+        to.flush();
+      }
+    } catch (IOException e) {
+      // One side closed.
+    }
+  }
+
+  /** Reads a head up to its blank line, byte by byte (nothing of the body); its lines, or none. */
+  private static List<String> readHead(InputStream in) throws IOException {
+    var head = new StringBuilder();
+    int c;
+    while ((c = in.read()) != -1) {
+      head.append((char) c);
+      if (head.length() >= 4 && head.lastIndexOf("\r\n\r\n") == head.length() - 4) {
+        break;
+      }
+    }
+    if (head.isEmpty()) {
+      return List.of();
+    }
+    return List.of(head.toString().strip().split("\r\n"));
+  }
+
+  @Override
+  public void close() throws IOException {
+    socket.close();
+    for (Socket connection : connections) {
+      connection.close();
+    }
+    acceptor.interrupt();
+  }
+}
