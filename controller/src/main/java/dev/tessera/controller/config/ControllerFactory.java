@@ -87,7 +87,8 @@ public class ControllerFactory {
         config.retryInitial(),
         config.retryMax(),
         config.workers(),
-        config.listTimeout());
+        config.listTimeout(),
+        config.writeTimeout());
   }
 
   @Singleton

@@ -68,6 +68,9 @@ public class NodePoolController implements Publishing {
   private final OfferingStatusWrites offeringWrites;
   private final EventRecorder events;
 
+  /** The workers' and the offering writer's writes under way, given up past the write timeout. */
+  private final WriteDeadlines deadlines;
+
   /**
    * The health each node's taints were last published from, by this replica since it leads: the
    * first publish of a node tells nothing (its taints were told by whoever published them), a later
@@ -119,13 +122,15 @@ public class NodePoolController implements Publishing {
     // Its writes' answers say the slice's metadata only: the writer reads nothing else of them.
     this.writer = new SliceWriter(metadata.client(), metrics);
     this.queue = new NodeQueue(new Backoff(config.retryInitial(), config.retryMax()), clock);
+    this.deadlines = new WriteDeadlines(config.writeTimeout(), clock, metrics);
     var statusWriter = new GpuNodeStatusWriter(client);
     this.offeringWrites =
         new OfferingStatusWrites(
             (node, offering) -> {
               // Told first: the watch event of this write may come before the write returns.
               reported.offeringWritten(node, offering);
-              statusWriter.writeOffering(node, offering);
+              deadlines.run(
+                  "status.offering", node, () -> statusWriter.writeOffering(node, offering));
             },
             queue::depth,
             clock,
@@ -263,6 +268,7 @@ public class NodePoolController implements Publishing {
     informers.knownNodes().forEach(queue::add);
     workers.forEach(Thread::start);
     offeringWrites.start();
+    resync.scheduleWithFixedDelay(deadlines::interruptOverdue, 1, 1, TimeUnit.SECONDS);
     long period = config.resync().toMillis();
     resync.scheduleWithFixedDelay(
         () -> informers.knownNodes().forEach(queue::add), period, period, TimeUnit.MILLISECONDS);
@@ -274,7 +280,8 @@ public class NodePoolController implements Publishing {
 
   private void work() {
     try {
-      while (!Thread.currentThread().isInterrupted()) {
+      // Stopped is told by the flag: a write given up past the write timeout was interrupted too.
+      while (!stopped && !Thread.currentThread().isInterrupted()) {
         String node = queue.take();
         boolean succeeded = reconcile(node);
         Duration wait = queue.done(node, succeeded);
@@ -314,7 +321,7 @@ public class NodePoolController implements Publishing {
         written.forget(node);
         return true; // the lead is gone: no write from stale caches
       }
-      writer.write(node, plan.writes());
+      deadlines.run("slices", node, () -> writer.write(node, plan.writes()));
       written.wrote(node, plan.writes(), clock.instant());
       plan.offeringStatus().ifPresent(offering -> offeringWrites.wish(node, offering));
       tellHealthChanges(inputs, plan.render());

@@ -36,6 +36,11 @@ final class OfferingStatusWrites implements AutoCloseable {
   private final Thread thread;
 
   /**
+   * Set before the thread is interrupted: a write given up past its deadline is interrupted too.
+   */
+  private volatile boolean closed;
+
+  /**
    * @param write writes one node's offering (the API call)
    * @param slicesWaiting how many nodes wait for a worker to write their slices
    */
@@ -66,7 +71,7 @@ final class OfferingStatusWrites implements AutoCloseable {
 
   private void run() {
     try {
-      while (!Thread.currentThread().isInterrupted()) {
+      while (!closed && !Thread.currentThread().isInterrupted()) {
         Map.Entry<String, Wish> next = next();
         try {
           write.accept(next.getKey(), next.getValue().offering());
@@ -103,6 +108,7 @@ final class OfferingStatusWrites implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     thread.interrupt();
   }
 }

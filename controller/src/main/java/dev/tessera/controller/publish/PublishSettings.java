@@ -15,6 +15,8 @@ import java.time.Duration;
  * @param workers how many nodes are reconciled at once (each node by one worker at a time)
  * @param listTimeout the longest one of the caches' first lists may take before a replica that
  *     leads gives up publishing (and with it the lead)
+ * @param writeTimeout the longest one node's slice writes, or one GpuNode's status write, may take
+ *     before they are given up ({@link WriteDeadlines})
  */
 public record PublishSettings(
     String driverName,
@@ -25,7 +27,8 @@ public record PublishSettings(
     Duration retryInitial,
     Duration retryMax,
     int workers,
-    Duration listTimeout) {
+    Duration listTimeout,
+    Duration writeTimeout) {
 
   public PublishSettings {
     if (workers < 1) {
@@ -33,6 +36,9 @@ public record PublishSettings(
     }
     if (!listTimeout.isPositive()) {
       throw new IllegalArgumentException("listTimeout must be positive, not " + listTimeout);
+    }
+    if (!writeTimeout.isPositive()) {
+      throw new IllegalArgumentException("writeTimeout must be positive, not " + writeTimeout);
     }
   }
 }

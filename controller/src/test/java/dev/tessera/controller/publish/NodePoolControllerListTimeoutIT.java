@@ -97,16 +97,7 @@ class NodePoolControllerListTimeoutIT {
     var clock = Clock.systemUTC();
     return new NodePoolController(
         client,
-        new PublishSettings(
-            "gpu.tessera.dev",
-            "exclusive",
-            "kube-node-lease",
-            Duration.ofSeconds(5),
-            Duration.ofMinutes(10),
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(10),
-            2,
-            listTimeout),
+        new TestPublishSettings().listTimeout(listTimeout).build(),
         new SliceRenderer(),
         new PoolReconciler(new PoolSlices("gpu.tessera.dev")),
         JsonMapper.builder().build(),

@@ -41,16 +41,7 @@ class NodePoolControllerStandbyIT {
   private final NodePoolController controller =
       new NodePoolController(
           api.client(),
-          new PublishSettings(
-              "gpu.tessera.dev",
-              "exclusive",
-              LEASES,
-              Duration.ofSeconds(5),
-              Duration.ofMinutes(10),
-              Duration.ofSeconds(1),
-              Duration.ofSeconds(10),
-              2,
-              Duration.ofMinutes(5)),
+          new TestPublishSettings().leaseNamespace(LEASES).build(),
           new SliceRenderer(),
           new PoolReconciler(new PoolSlices("gpu.tessera.dev")),
           json,

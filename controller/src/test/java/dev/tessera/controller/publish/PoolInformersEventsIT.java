@@ -47,16 +47,7 @@ class PoolInformersEventsIT {
     informers =
         new PoolInformers(
             client,
-            new PublishSettings(
-                "gpu.tessera.dev",
-                "exclusive",
-                NAMESPACE,
-                Duration.ofSeconds(5),
-                Duration.ofMinutes(10),
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(10),
-                1,
-                Duration.ofMinutes(5)),
+            new TestPublishSettings().leaseNamespace(NAMESPACE).workers(1).build(),
             new ReportedNodes(JsonMapper.builder().build()),
             clock,
             metrics,

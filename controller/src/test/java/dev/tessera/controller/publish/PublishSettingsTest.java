@@ -7,16 +7,7 @@ import org.junit.jupiter.api.Test;
 
 class PublishSettingsTest {
   private static PublishSettings with(int workers, Duration listTimeout) {
-    return new PublishSettings(
-        "gpu.tessera.dev",
-        "exclusive",
-        "kube-node-lease",
-        Duration.ofSeconds(20),
-        Duration.ofSeconds(15),
-        Duration.ofMillis(200),
-        Duration.ofMinutes(5),
-        workers,
-        listTimeout);
+    return new TestPublishSettings().workers(workers).listTimeout(listTimeout).build();
   }
 
   @Test
@@ -26,6 +17,13 @@ class PublishSettingsTest {
         .hasMessage("listTimeout must be positive, not PT0S");
     assertThatThrownBy(() -> with(8, Duration.ofSeconds(-1)))
         .hasMessageContaining("listTimeout must be positive");
+  }
+
+  @Test
+  void aWriteTimeoutThatIsNotPositiveIsRejectedByName() {
+    assertThatThrownBy(() -> new TestPublishSettings().writeTimeout(Duration.ZERO).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("writeTimeout must be positive, not PT0S");
   }
 
   @Test

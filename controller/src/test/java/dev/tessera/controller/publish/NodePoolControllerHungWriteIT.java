@@ -1,0 +1,139 @@
+package dev.tessera.controller.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.api.events.EventPolicy;
+import dev.tessera.api.events.EventRecorder;
+import dev.tessera.api.events.EventSource;
+import dev.tessera.api.inventory.InventoryStatus;
+import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.controller.bench.SeededNodes;
+import dev.tessera.controller.events.KubernetesEventSink;
+import dev.tessera.controller.render.Fleets;
+import dev.tessera.controller.render.Offering;
+import dev.tessera.controller.render.SimulatedInventories;
+import dev.tessera.controller.render.SliceRenderer;
+import dev.tessera.plugin.it.MockApiServer;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A leader whose slice write's answer stalls after its headers (fabric8's JDK client has no timeout
+ * after them), through a proxy in front of fabric8's CRUD mock API server: the write is given up
+ * once it has run past the write timeout, its node retried after its backoff, and the one worker it
+ * held goes on to the other nodes. Before, the write held its worker, and that node, for good.
+ */
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class NodePoolControllerHungWriteIT {
+  private static final String SLICE_CREATE =
+      "POST /apis/resource.k8s.io/v1/resourceslices HTTP/1.1";
+
+  private final MockApiServer api = new MockApiServer();
+  private final StallingProxy proxy =
+      StallingProxy.before(api.client().getConfiguration().getMasterUrl());
+  private final KubernetesClient client =
+      new KubernetesClientBuilder()
+          .withConfig(
+              new ConfigBuilder(api.client().getConfiguration()).withMasterUrl(proxy.url()).build())
+          .build();
+  private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
+  private final JsonMapper json = JsonMapper.builder().build();
+  private NodeInventory template;
+  private NodePoolController controller;
+
+  NodePoolControllerHungWriteIT() throws IOException {}
+
+  @AfterEach
+  void close() throws IOException {
+    try {
+      if (controller != null) {
+        controller.stop();
+      }
+    } finally {
+      // The proxy first: the stalled answer's connection closes with it.
+      proxy.close();
+      client.close();
+      api.close();
+    }
+  }
+
+  @Test
+  void aSliceWriteWhoseAnswerStallsIsGivenUpAndItsNodeRetried() throws Exception {
+    template = SimulatedInventories.node("H100-SXM5-80GB", 8);
+    seed("node-a", 0);
+    seed("node-b", 1);
+    // The first slice create stalls; every request after it passes.
+    var first = new AtomicBoolean(true);
+    proxy.stall(line -> line.equals(SLICE_CREATE) && first.getAndSet(false));
+    controller = controller(Duration.ofSeconds(2));
+
+    controller.watch();
+    controller.start();
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(slicedNodes())
+                    .as("nodes with slices (one worker, its first write stalled)")
+                    .containsExactlyInAnyOrder("node-a", "node-b"));
+    assertThat(proxy.stalled()).containsExactly(SLICE_CREATE);
+    assertThat(metrics.get("tessera.controller.writes.abandoned").tag("write", "slices").counter())
+        .satisfies(c -> assertThat(c.count()).as("slice writes given up").isEqualTo(1));
+    assertThat(metrics.get("tessera.controller.reconcile.retries").counter().count())
+        .as("reconciles retried")
+        .isGreaterThanOrEqualTo(1);
+  }
+
+  private NodePoolController controller(Duration writeTimeout) {
+    var clock = Clock.systemUTC();
+    return new NodePoolController(
+        client,
+        new TestPublishSettings().workers(1).writeTimeout(writeTimeout).build(),
+        new SliceRenderer(),
+        new PoolReconciler(new PoolSlices("gpu.tessera.dev")),
+        json,
+        clock,
+        metrics,
+        new EventRecorder(
+            new EventSource("tessera-controller", "hung-write-it"),
+            EventPolicy.CLIENT_GO,
+            new KubernetesEventSink(api.client()),
+            clock,
+            10));
+  }
+
+  private void seed(String name, int n) {
+    @SuppressWarnings("unchecked")
+    Map<String, Object> inventory = json.convertValue(Fleets.withOwnUuids(template, n), Map.class);
+    SeededNodes.seed(
+        api.client(),
+        name,
+        Offering.EXCLUSIVE,
+        template.gpus().size(),
+        InventoryStatus.compact(inventory),
+        "kube-node-lease",
+        "hung-write-it");
+  }
+
+  private Set<String> slicedNodes() {
+    return api.client().resources(ResourceSlice.class).list().getItems().stream()
+        .map(s -> s.getSpec().getNodeName())
+        .collect(Collectors.toSet());
+  }
+}
