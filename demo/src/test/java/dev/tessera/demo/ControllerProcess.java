@@ -85,6 +85,11 @@ final class ControllerProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** The exit status of a process that has ended. */
+  int exitStatus() {
+    return process.exitValue();
+  }
+
   /** The process's resident set now ({@code VmRSS}), in KiB. */
   long rssKib() throws IOException {
     return statusField("VmRSS:");

@@ -100,6 +100,17 @@ final class TesseraProcesses implements TesseraDeployment {
     return startController(cluster, work.resolve("controller-2"), controllerEnv);
   }
 
+  /**
+   * Another controller replica in {@code work}/{@code name}, its settings those of the first but
+   * for {@code env} (another kubeconfig, say).
+   */
+  ControllerProcess startAnotherController(String name, Map<String, String> env)
+      throws IOException {
+    var settings = new LinkedHashMap<>(controllerEnv);
+    settings.putAll(env);
+    return startController(cluster, work.resolve(name), settings);
+  }
+
   /** Stops the node plugin as a pod termination would; its Lease is no longer renewed. */
   void stopPlugin() throws InterruptedException {
     plugin.close();

@@ -1,5 +1,7 @@
 package dev.tessera.controller.publish;
 
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.internal.SSLUtils;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,11 +10,20 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
+import javax.net.SocketFactory;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
 
 /**
  * An HTTP/1.1 server on loopback that answers the requests a test names with their status, headers
@@ -25,29 +36,40 @@ import java.util.function.Predicate;
  * <p>Every other request goes to the API server behind it ({@link #before}), if any, on a
  * connection of its own that closes after the answer (a watch's WebSocket is passed through both
  * ways until either side closes it); without one, every request stalls ({@link
- * #stallingEverything}).
+ * #stallingEverything}). In front of a real API server ({@link #tlsBefore}) it ends TLS with a
+ * certificate of its own, offering HTTP/1.1 only, and reaches the API server over TLS as the
+ * kubeconfig it is given does.
  */
-final class StallingProxy implements AutoCloseable {
+public final class StallingProxy implements AutoCloseable {
   private static final Predicate<String> NOTHING = line -> false;
 
   private final ServerSocket socket;
   private final URI upstream;
+  private final SocketFactory upstreamSockets;
+  private final String certificatePem;
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
   private final List<String> requestLines = new CopyOnWriteArrayList<>();
   private final List<String> stalled = new CopyOnWriteArrayList<>();
   private final Thread acceptor;
   private volatile Predicate<String> stalls;
 
-  private StallingProxy(URI upstream, Predicate<String> stalls) throws IOException {
+  private StallingProxy(
+      URI upstream,
+      SocketFactory upstreamSockets,
+      ServerSocket socket,
+      String certificatePem,
+      Predicate<String> stalls) {
     this.upstream = upstream;
+    this.upstreamSockets = upstreamSockets;
+    this.socket = socket;
+    this.certificatePem = certificatePem;
     this.stalls = stalls;
-    socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     acceptor = Thread.ofPlatform().daemon().name("stalling-proxy").start(this::accept);
   }
 
   /** Stalls every request: an API server that answers nothing whole. */
   static StallingProxy stallingEverything() throws IOException {
-    return new StallingProxy(null, line -> true);
+    return new StallingProxy(null, null, loopback(), null, line -> true);
   }
 
   /**
@@ -55,28 +77,127 @@ final class StallingProxy implements AutoCloseable {
    * some.
    */
   static StallingProxy before(String url) throws IOException {
-    return new StallingProxy(URI.create(url), NOTHING);
+    return new StallingProxy(
+        URI.create(url), SocketFactory.getDefault(), loopback(), null, NOTHING);
   }
 
-  String url() {
-    return "http://127.0.0.1:" + socket.getLocalPort();
+  /**
+   * Passes every request, over TLS, to the API server of {@code upstream} (with its CA and client
+   * credentials) until {@link #stall} names some. Its own key and certificate, for 127.0.0.1, are
+   * made by the JDK's keytool in {@code dir}.
+   */
+  public static StallingProxy tlsBefore(Config upstream, Path dir)
+      throws IOException, GeneralSecurityException, InterruptedException {
+    Files.createDirectories(dir);
+    Path store = dir.resolve("stalling-proxy.p12");
+    Files.deleteIfExists(store);
+    String password = "stalling-proxy";
+    Process made =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair",
+                "-alias",
+                "proxy",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=stalling-proxy",
+                "-ext",
+                "san=ip:127.0.0.1",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                store.toString(),
+                "-storepass",
+                password)
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(made.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (made.waitFor() != 0) {
+      throw new IOException("keytool failed: " + output);
+    }
+    KeyStore keys = KeyStore.getInstance("PKCS12");
+    try (var in = Files.newInputStream(store)) {
+      keys.load(in, password.toCharArray());
+    }
+    var keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    keyManagers.init(keys, password.toCharArray());
+    SSLContext tls = SSLContext.getInstance("TLS");
+    tls.init(keyManagers.getKeyManagers(), null, null);
+    var server =
+        (SSLServerSocket)
+            tls.getServerSocketFactory()
+                .createServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    var parameters = server.getSSLParameters();
+    parameters.setApplicationProtocols(new String[] {"http/1.1"});
+    server.setSSLParameters(parameters);
+    String pem =
+        "-----BEGIN CERTIFICATE-----\n"
+            + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(keys.getCertificate("proxy").getEncoded())
+            + "\n-----END CERTIFICATE-----\n";
+    return new StallingProxy(
+        URI.create(upstream.getMasterUrl()),
+        SSLUtils.sslContext(upstream).getSocketFactory(),
+        server,
+        pem,
+        NOTHING);
+  }
+
+  private static ServerSocket loopback() throws IOException {
+    return new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+  }
+
+  public String url() {
+    return (certificatePem == null ? "http" : "https") + "://127.0.0.1:" + socket.getLocalPort();
+  }
+
+  /**
+   * A kubeconfig in {@code dir} that reaches the API server through this TLS proxy, trusting its
+   * certificate. It carries no credentials: the proxy gives the API server its own.
+   */
+  public Path writeKubeconfig(Path dir) throws IOException {
+    return Files.writeString(
+        dir.resolve("stalling-proxy.kubeconfig"),
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: proxied
+          cluster: {server: "%s", certificate-authority-data: %s}
+        users:
+        - name: proxied
+          user: {}
+        contexts:
+        - name: proxied
+          context: {cluster: proxied, user: proxied}
+        current-context: proxied
+        """
+            .formatted(
+                url(),
+                Base64.getEncoder()
+                    .encodeToString(certificatePem.getBytes(StandardCharsets.US_ASCII))));
   }
 
   /**
    * From now on, stalls the requests whose request line ({@code PUT /apis/... HTTP/1.1}) matches;
    * the others pass.
    */
-  void stall(Predicate<String> requestLine) {
+  public void stall(Predicate<String> requestLine) {
     stalls = requestLine;
   }
 
   /** The request line of every request, in the order they came ({@code GET /apis/... HTTP/1.1}). */
-  List<String> requestLines() {
+  public List<String> requestLines() {
     return requestLines;
   }
 
   /** The request lines of the requests stalled, in the order they came. */
-  List<String> stalled() {
+  public List<String> stalled() {
     return stalled;
   }
 
@@ -132,7 +253,9 @@ final class StallingProxy implements AutoCloseable {
       throw new IOException("nothing behind this proxy");
     }
     try (connection;
-        Socket api = new Socket(upstream.getHost(), upstream.getPort())) {
+        Socket api =
+            upstreamSockets.createSocket(
+                upstream.getHost(), upstream.getPort() == -1 ? 443 : upstream.getPort())) {
       connections.add(api);
       OutputStream toApi = api.getOutputStream();
       toApi.write(requestHead(head).getBytes(StandardCharsets.ISO_8859_1));
