@@ -36,11 +36,11 @@ import java.time.Duration;
  *     list past it (an answer that stalls) makes the leader exit, releasing the lead to another
  *     replica or to its own restart, where it would otherwise hold the lead and publish nothing.
  *     Far above a slow start (a 5,000-node fleet's start took 82 s with a 256 MiB heap)
- * @param writeTimeout the longest one node's slice writes, or one GpuNode's status write, may take
- *     before the controller gives them up: the node is retried after its backoff. An answer that
- *     stalls after its headers would otherwise hold the writing thread for good (fabric8's client
- *     has no timeout after them). Far above what a node's writes take (the API server ends a
- *     request after 60 s)
+ * @param callTimeout the longest a node's slice reads or slice writes, or a GpuNode's status write,
+ *     may take before the controller gives them up: the node is retried after its backoff. An
+ *     answer that stalls after its headers would otherwise hold the calling thread for good
+ *     (fabric8's JDK client has no timeout after them). Far above what they take (the API server
+ *     ends a request itself after 60 s)
  * @param podName the replica's pod (from the downward API, {@code POD_NAME}), its identity in
  *     leader election; defaults to {@code tessera-controller-<pid>} for a controller outside a pod
  */
@@ -63,7 +63,7 @@ public record ControllerConfig(
     @Bindable(defaultValue = "NoSchedule") String unhealthyTaintEffect,
     @Bindable(defaultValue = "8") int workers,
     @Bindable(defaultValue = "5m") Duration listTimeout,
-    @Bindable(defaultValue = "2m") Duration writeTimeout,
+    @Bindable(defaultValue = "2m") Duration callTimeout,
     @Nullable String podName) {
 
   /** This replica's name in leader election: the pod, else this process. */

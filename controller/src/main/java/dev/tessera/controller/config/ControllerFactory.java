@@ -88,7 +88,7 @@ public class ControllerFactory {
         config.retryMax(),
         config.workers(),
         config.listTimeout(),
-        config.writeTimeout());
+        config.callTimeout());
   }
 
   @Singleton

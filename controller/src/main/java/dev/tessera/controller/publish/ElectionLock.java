@@ -30,6 +30,8 @@ final class ElectionLock implements Lock {
   private volatile long writeTookMs;
   private volatile int failedSinceWritten;
   private volatile String lastFailure;
+  private volatile Instant renewTime;
+  private volatile Instant requestSince;
 
   ElectionLock(Lock lease, Clock clock, MeterRegistry metrics) {
     this.lease = lease;
@@ -43,28 +45,41 @@ final class ElectionLock implements Lock {
 
   /**
    * What became of this replica's renewals: when it last wrote the Lease and how long that write
-   * took, how many reads and writes failed since while it held it, and the last failure. None
-   * failed and an old write: the elector made no tries (its threads had no CPU, or were blocked).
+   * took, the renew time that write gave the Lease (the other replicas count the Lease's duration
+   * from it), how many reads and writes failed since while it held it, the last failure, and since
+   * when a read or write of the Lease has been under way, if one is. None failed and an old write:
+   * the elector made no tries (its threads had no CPU, or were blocked).
    */
-  record Renewals(Instant lastWritten, long writeTookMs, int failedSince, String lastFailure) {
+  record Renewals(
+      Instant lastWritten,
+      long writeTookMs,
+      Instant renewTime,
+      int failedSince,
+      String lastFailure,
+      Instant requestSince) {
     /** How long before {@code now} the Lease was last written; null if never. */
     Duration since(Instant now) {
       return lastWritten == null ? null : Duration.between(lastWritten, now);
     }
 
     /**
-     * Whether more than {@code renewDeadline} has passed since the last renewal began (its record's
-     * renew time is taken just before; the other replicas count the Lease's duration from it):
-     * false before any write.
+     * Whether a read or write of the Lease is under way while more than {@code renewDeadline} has
+     * passed since the renew time last written. fabric8's elector judges its deadline only between
+     * its tries, so a try that never ends (an answer that stalls after its headers) is never
+     * judged; one that fails is, by fabric8 itself, and is not this.
      */
-    boolean overdue(Instant now, Duration renewDeadline) {
-      return lastWritten != null
-          && now.isAfter(lastWritten.minusMillis(writeTookMs).plus(renewDeadline));
+    boolean hung(Instant now, Duration renewDeadline) {
+      return requestSince != null
+          && renewTime != null
+          && now.isAfter(renewTime.plus(renewDeadline));
     }
   }
 
   Renewals renewals() {
-    return new Renewals(written, writeTookMs, failedSinceWritten, lastFailure);
+    // The request first: a renewal that ends between the two reads has written its renew time
+    // before it cleared its request, so a torn read never judges a finished renewal hung.
+    Instant request = requestSince;
+    return new Renewals(written, writeTookMs, renewTime, failedSinceWritten, lastFailure, request);
   }
 
   /**
@@ -78,11 +93,14 @@ final class ElectionLock implements Lock {
   @Override
   public LeaderElectionRecord get(KubernetesClient client) {
     Instant begun = clock.instant();
+    requestSince = begun;
     try {
       return lease.get(client);
     } catch (RuntimeException e) {
       failed("read", begun, e);
       throw e;
+    } finally {
+      requestSince = null;
     }
   }
 
@@ -98,17 +116,23 @@ final class ElectionLock implements Lock {
 
   private void write(String what, Runnable request, LeaderElectionRecord record) {
     Instant begun = clock.instant();
+    requestSince = begun;
     try {
-      request.run();
-    } catch (RuntimeException e) {
-      failed(what, begun, e);
-      throw e;
+      try {
+        request.run();
+      } catch (RuntimeException e) {
+        failed(what, begun, e);
+        throw e;
+      }
+      // A release writes no holder: from then on a failure is no longer a renewal's.
+      holding = Objects.equals(record.getHolderIdentity(), identity());
+      written = clock.instant();
+      writeTookMs = Duration.between(begun, written).toMillis();
+      renewTime = record.getRenewTime() == null ? begun : record.getRenewTime().toInstant();
+      failedSinceWritten = 0;
+    } finally {
+      requestSince = null;
     }
-    // A release writes no holder: from then on a failure is no longer a renewal's.
-    holding = Objects.equals(record.getHolderIdentity(), identity());
-    written = clock.instant();
-    writeTookMs = Duration.between(begun, written).toMillis();
-    failedSinceWritten = 0;
   }
 
   private void failed(String what, Instant begun, RuntimeException e) {

@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * <p>A leader also watches its own renewals: fabric8's elector checks the renew deadline only
  * between its tries, and a try whose answer stalls after its headers (fabric8's JDK client has no
  * timeout after them) never ends; the Lease then expires, another replica leads, and this one would
- * go on publishing beside it. Once its last renewal is older than the renew deadline, it gives the
- * lead up and exits, as client-go's elector does, whose requests end with the deadline.
+ * go on publishing beside it. Once a try is under way past the renew deadline, it takes the lead as
+ * lost and exits, as client-go's elector does, whose requests end with the deadline (decision 69).
+ * A try that fails is left to fabric8, which then gives the lead up itself.
  */
 @Context
 public class LeaderElection {
@@ -40,6 +41,9 @@ public class LeaderElection {
 
   /** How long shutdown hooks may run after the lead is lost before the process halts. */
   private static final Duration EXIT_GRACE = Duration.ofSeconds(5);
+
+  /** The longest a stop waits for the lead's release (a release waits on a try under way). */
+  private static final Duration RELEASE_WAIT = Duration.ofSeconds(5);
 
   private final KubernetesClient client;
   private final ElectionSettings config;
@@ -52,11 +56,8 @@ public class LeaderElection {
   private volatile boolean stopping;
   private volatile boolean leading;
 
-  /** Set once the lead is lost or given up: the controller is stopped and the exit run once. */
+  /** Set once the lead is lost, or publishing failed: told, stopped and exited once. */
   private final AtomicBoolean ended = new AtomicBoolean();
-
-  /** Whether the lead was given up on a renewal that did not end: nothing left to release. */
-  private volatile boolean renewalHung;
 
   private final ScheduledExecutorService renewalWatch =
       Executors.newSingleThreadScheduledExecutor(
@@ -138,8 +139,8 @@ public class LeaderElection {
   private void lead() {
     LOG.atInfo().addKeyValue("identity", identity).log("leading");
     leading = true;
-    // Twice a retry period: given up at most half a retry period after the renew deadline, well
-    // within the Lease (10.2 s of 15 by default).
+    // Twice a retry period: a hung try is judged at most half a retry period after the renew
+    // deadline, within the Lease (10 to 11 s after the last renew time, of 15 by default).
     long watch = retryPeriod(config.leaseDuration()).toMillis() / 2;
     renewalWatch.scheduleWithFixedDelay(this::watchRenewals, watch, watch, TimeUnit.MILLISECONDS);
     // fabric8 calls this on the elector's thread, inside the try that took the Lease, and renews
@@ -158,58 +159,56 @@ public class LeaderElection {
         // Shut down, or the lead was lost (which stopped the controller): told where it happened.
         return;
       }
+      if (!ended.compareAndSet(false, true)) {
+        return; // the lead was lost meanwhile, and told
+      }
       // Holding the lead without publishing would leave every node's slices as they are until
       // this replica is restarted by hand: exit instead, releasing the lead to another replica.
       LOG.atError()
           .setCause(e)
           .addKeyValue("identity", identity)
           .log("cannot publish while leading; exiting");
-      controller.stop();
-      exit.run();
+      stopAndExit();
     }
   }
 
   /**
-   * Gives the lead up once its last renewal is older than the renew deadline, which fabric8's
-   * elector would have seen by now unless its try is still under way.
+   * Takes the lead as lost once a try of the elector's is under way past the renew deadline: one
+   * that fails is judged by fabric8 between its tries, one that never ends is never judged.
    */
   private void watchRenewals() {
-    if (!leading || stopping || ended.get()) {
-      return;
+    try {
+      if (leading
+          && !stopping
+          && lock.renewals().hung(clock.instant(), renewDeadline(config.leaseDuration()))) {
+        lostLead("a renewal still under way past the renew deadline: its answer stalled");
+      }
+    } catch (RuntimeException e) {
+      // Thrown out of the executor's task, it would end the watch for good without a word.
+      LOG.atWarn().setCause(e).log("cannot judge the lead's renewals");
     }
-    var renewals = lock.renewals();
-    Duration deadline = renewDeadline(config.leaseDuration());
-    if (!renewals.overdue(clock.instant(), deadline)) {
-      return;
-    }
-    renewalHung = true;
-    leading = false;
-    Duration since = renewals.since(clock.instant());
-    LOG.atError()
-        .addKeyValue("identity", identity)
-        .addKeyValue("renewDeadlineMs", deadline.toMillis())
-        .addKeyValue("sinceRenewedMs", since.toMillis())
-        .addKeyValue("failedSinceRenewed", renewals.failedSince())
-        .addKeyValue("lastFailure", renewals.lastFailure())
-        .log(
-            "the lead's renewal has not ended within its renew deadline (a Lease request whose"
-                + " answer never comes); giving the lead up before the Lease expires and exiting");
-    endLead();
   }
 
+  /** fabric8's elector gave the lead up, or it was released at shutdown. */
   private void lostLead() {
-    leading = false;
     if (stopping) {
+      leading = false;
       LOG.atInfo().addKeyValue("identity", identity).log("released the lead");
       return;
     }
-    if (ended.get()) {
-      return; // given up already (watchRenewals), and told then
+    lostLead("not renewed within the renew deadline");
+  }
+
+  private void lostLead(String reason) {
+    if (!ended.compareAndSet(false, true)) {
+      return; // told already
     }
+    leading = false;
     var renewals = lock.renewals();
     Duration since = renewals.since(clock.instant());
     LOG.atWarn()
         .addKeyValue("identity", identity)
+        .addKeyValue("reason", reason)
         .addKeyValue("renewDeadlineMs", renewDeadline(config.leaseDuration()).toMillis())
         .addKeyValue("sinceRenewedMs", since == null ? -1 : since.toMillis())
         .addKeyValue("lastRenewalTookMs", renewals.writeTookMs())
@@ -220,13 +219,15 @@ public class LeaderElection {
     // away (an outage is a common reason to lose the lead), and an ex-leader that still reconciles
     // from its stale caches once the API server is back races the new leader (it was seen
     // withdrawing a live node's slices 48 s after losing the lead).
-    endLead();
+    stopAndExit();
   }
 
-  private void endLead() {
-    if (ended.compareAndSet(false, true)) {
-      renewalWatch.shutdownNow();
+  /** Stops publishing, then exits, whatever the stop throws. */
+  private void stopAndExit() {
+    renewalWatch.shutdown();
+    try {
       controller.stop();
+    } finally {
       exit.run();
     }
   }
@@ -260,15 +261,38 @@ public class LeaderElection {
     LOG.atInfo().addKeyValue("leader", leader).log("the controller's leader");
   }
 
+  /**
+   * Releases the lead, if held, so that another replica takes it at once. Publishing stops first:
+   * the release waits for a try of the elector's under way (fabric8 holds its lock through one),
+   * which may never end, so it is skipped while one is, and waited for at most {@link
+   * #RELEASE_WAIT}; the Lease then expires on its own.
+   */
   @PreDestroy
   void stop() {
     stopping = true;
     renewalWatch.shutdownNow();
     lock.releasing();
-    // A lead given up on a hung renewal has nothing to release, and the release would wait for that
-    // renewal (fabric8 holds its elector's lock through a try).
-    if (election != null && !renewalHung) {
-      election.cancel(true);
+    if (election == null) {
+      return;
+    }
+    controller.stop();
+    if (lock.renewals().requestSince() != null) {
+      LOG.atInfo()
+          .addKeyValue("identity", identity)
+          .log("not releasing the lead: a request for its Lease is under way");
+      return;
+    }
+    Thread release =
+        Thread.ofPlatform().daemon().name("lead-release").start(() -> election.cancel(true));
+    try {
+      if (!release.join(RELEASE_WAIT)) {
+        LOG.atWarn()
+            .addKeyValue("identity", identity)
+            .addKeyValue("waitedMs", RELEASE_WAIT.toMillis())
+            .log("the lead's release has not ended; leaving the Lease to expire");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

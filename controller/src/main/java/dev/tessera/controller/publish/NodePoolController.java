@@ -69,7 +69,7 @@ public class NodePoolController implements Publishing {
   private final EventRecorder events;
 
   /** The workers' and the offering writer's writes under way, given up past the write timeout. */
-  private final WriteDeadlines deadlines;
+  private final CallDeadlines deadlines;
 
   /**
    * The health each node's taints were last published from, by this replica since it leads: the
@@ -122,7 +122,7 @@ public class NodePoolController implements Publishing {
     // Its writes' answers say the slice's metadata only: the writer reads nothing else of them.
     this.writer = new SliceWriter(metadata.client(), metrics);
     this.queue = new NodeQueue(new Backoff(config.retryInitial(), config.retryMax()), clock);
-    this.deadlines = new WriteDeadlines(config.writeTimeout(), clock, metrics);
+    this.deadlines = new CallDeadlines(config.callTimeout(), clock, metrics);
     var statusWriter = new GpuNodeStatusWriter(client);
     this.offeringWrites =
         new OfferingStatusWrites(
@@ -130,7 +130,7 @@ public class NodePoolController implements Publishing {
               // Told first: the watch event of this write may come before the write returns.
               reported.offeringWritten(node, offering);
               deadlines.run(
-                  "status.offering", node, () -> statusWriter.writeOffering(node, offering));
+                  "status-offering", node, () -> statusWriter.writeOffering(node, offering));
             },
             queue::depth,
             clock,
@@ -268,7 +268,7 @@ public class NodePoolController implements Publishing {
     informers.knownNodes().forEach(queue::add);
     workers.forEach(Thread::start);
     offeringWrites.start();
-    resync.scheduleWithFixedDelay(deadlines::interruptOverdue, 1, 1, TimeUnit.SECONDS);
+    resync.scheduleWithFixedDelay(this::interruptOverdueCalls, 1, 1, TimeUnit.SECONDS);
     long period = config.resync().toMillis();
     resync.scheduleWithFixedDelay(
         () -> informers.knownNodes().forEach(queue::add), period, period, TimeUnit.MILLISECONDS);
@@ -276,6 +276,15 @@ public class NodePoolController implements Publishing {
         .addKeyValue("driver", config.driverName())
         .addKeyValue("workers", workers.size())
         .log("publishing the GPU nodes' slices");
+  }
+
+  private void interruptOverdueCalls() {
+    try {
+      deadlines.interruptOverdue();
+    } catch (RuntimeException e) {
+      // Thrown out of the executor's task, it would end these checks for good without a word.
+      LOG.atWarn().setCause(e).log("cannot judge the API calls under way");
+    }
   }
 
   private void work() {
@@ -298,7 +307,9 @@ public class NodePoolController implements Publishing {
   private boolean reconcile(String node) {
     Timer.Sample sample = Timer.start(metrics);
     try {
-      NodeInputs inputs = informers.inputs(node);
+      // Its slices' reads too: a slice that does not say its generation is read from the API
+      // server.
+      NodeInputs inputs = deadlines.call("slice-reads", node, () -> informers.inputs(node));
       if (written.awaited(node, inputs.slices(), clock.instant())) {
         sample.stop(reconcileTimer("awaiting-cache"));
         return true; // the events of its last writes, still to come, name the node again
@@ -321,7 +332,7 @@ public class NodePoolController implements Publishing {
         written.forget(node);
         return true; // the lead is gone: no write from stale caches
       }
-      deadlines.run("slices", node, () -> writer.write(node, plan.writes()));
+      deadlines.run("slice-writes", node, () -> writer.write(node, plan.writes()));
       written.wrote(node, plan.writes(), clock.instant());
       plan.offeringStatus().ifPresent(offering -> offeringWrites.wish(node, offering));
       tellHealthChanges(inputs, plan.render());

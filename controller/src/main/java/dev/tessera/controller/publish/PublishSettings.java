@@ -15,8 +15,8 @@ import java.time.Duration;
  * @param workers how many nodes are reconciled at once (each node by one worker at a time)
  * @param listTimeout the longest one of the caches' first lists may take before a replica that
  *     leads gives up publishing (and with it the lead)
- * @param writeTimeout the longest one node's slice writes, or one GpuNode's status write, may take
- *     before they are given up ({@link WriteDeadlines})
+ * @param callTimeout the longest a node's slice reads or writes, or a GpuNode's status write, may
+ *     take before they are given up ({@link CallDeadlines})
  */
 public record PublishSettings(
     String driverName,
@@ -28,7 +28,7 @@ public record PublishSettings(
     Duration retryMax,
     int workers,
     Duration listTimeout,
-    Duration writeTimeout) {
+    Duration callTimeout) {
 
   public PublishSettings {
     if (workers < 1) {
@@ -37,8 +37,8 @@ public record PublishSettings(
     if (!listTimeout.isPositive()) {
       throw new IllegalArgumentException("listTimeout must be positive, not " + listTimeout);
     }
-    if (!writeTimeout.isPositive()) {
-      throw new IllegalArgumentException("writeTimeout must be positive, not " + writeTimeout);
+    if (!callTimeout.isPositive()) {
+      throw new IllegalArgumentException("callTimeout must be positive, not " + callTimeout);
     }
   }
 }

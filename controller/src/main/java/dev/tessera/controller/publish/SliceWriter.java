@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.InterruptedIOException;
 import java.net.HttpURLConnection;
 import java.util.List;
 import java.util.Objects;
@@ -52,6 +53,9 @@ public final class SliceWriter {
           case SliceWrite.Delete d -> delete(d.name());
         }
       } catch (KubernetesClientException e) {
+        if (givenUp(e)) {
+          throw e; // no answer to count: the call timeout gave it up (CallDeadlines counts it)
+        }
         String reason = reason(e);
         if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
           // A conflict again right after the fresh read: not a refusal of what was written.
@@ -130,6 +134,16 @@ public final class SliceWriter {
   private static boolean sameContent(ResourceSlice desired, ResourceSlice current) {
     return current.getMetadata().getAnnotations() != null
         && Objects.equals(SliceContentHash.annotated(desired), SliceContentHash.annotated(current));
+  }
+
+  /** Whether the write was interrupted while it waited for its answer, not refused. */
+  private static boolean givenUp(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof InterruptedIOException || cause instanceof InterruptedException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The API server's reason (Invalid, Forbidden, …), or the HTTP code when it gave none. */

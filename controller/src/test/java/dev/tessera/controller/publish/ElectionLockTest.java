@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
 import org.junit.jupiter.api.Test;
 
 class ElectionLockTest {
@@ -86,22 +87,46 @@ class ElectionLockTest {
   }
 
   @Test
-  void aRenewalIsOverdueOnceTheDeadlinePassedSinceItBegan() {
+  void aTryUnderWayPastTheRenewDeadlineIsHungAndOneThatEndsIsNot() {
     Duration deadline = Duration.ofSeconds(10);
-    assertThat(lock.renewals().overdue(T0.plusSeconds(60), deadline))
-        .as("never written: nothing to be overdue")
+    // A write that takes 3 s; its record's renew time is T0 + 1 s, taken before it.
+    clock.advance(Duration.ofSeconds(1));
+    var renewed = record("me");
+    lease.takes = Duration.ofSeconds(3);
+    lock.update(null, renewed);
+    lease.takes = Duration.ZERO;
+    assertThat(lock.renewals().renewTime()).isEqualTo(T0.plusSeconds(1));
+    assertThat(lock.renewals().hung(T0.plusSeconds(60), deadline))
+        .as("no try under way: fabric8 judges the deadline itself")
         .isFalse();
 
-    // A write that takes 3 s: its record's renew time was taken as it began, at T0 + 1 s.
-    clock.advance(Duration.ofSeconds(1));
-    lease.takes = Duration.ofSeconds(3);
-    lock.update(null, record("me"));
+    // The next try's read, seen while under way.
+    var seen = new ArrayList<ElectionLock.Renewals>();
+    lease.during = () -> seen.add(lock.renewals());
+    clock.advance(Duration.ofSeconds(7)); // T0 + 11 s: at the deadline
+    lock.get(null);
+    clock.advance(Duration.ofMillis(1));
+    lock.get(null);
 
-    var renewals = lock.renewals();
-    assertThat(renewals.overdue(T0.plusSeconds(11), deadline)).as("at the deadline").isFalse();
-    assertThat(renewals.overdue(T0.plusSeconds(11).plusMillis(1), deadline))
-        .as("just past the deadline, counted from the write's beginning")
+    assertThat(seen.get(0).requestSince()).isEqualTo(T0.plusSeconds(11));
+    assertThat(seen.get(0).hung(clock.instant().minusMillis(1), deadline))
+        .as("under way, at the deadline")
+        .isFalse();
+    assertThat(seen.get(1).hung(clock.instant(), deadline))
+        .as("under way, just past the deadline")
         .isTrue();
+    assertThat(lock.renewals().requestSince()).as("once the read returned").isNull();
+    assertThat(lock.renewals().hung(clock.instant(), deadline)).isFalse();
+  }
+
+  @Test
+  void aFailedTryIsNoLongerUnderWay() {
+    lock.create(null, record("me"));
+    lease.failing = true;
+    assertThatThrownBy(() -> lock.update(null, record("me")))
+        .isInstanceOf(KubernetesClientException.class);
+    assertThat(lock.renewals().requestSince()).isNull();
+    assertThat(lock.renewals().hung(T0.plusSeconds(60), Duration.ofSeconds(10))).isFalse();
   }
 
   private double failures() {
@@ -113,13 +138,18 @@ class ElectionLockTest {
     return new LeaderElectionRecord(holder, Duration.ofSeconds(15), now, now, 0);
   }
 
-  /** A Lease whose every request fails while {@code failing}; its writes take {@code takes}. */
+  /**
+   * A Lease whose every request fails while {@code failing}; its writes take {@code takes}; {@code
+   * during} runs inside each read.
+   */
   private final class FlakyLease implements Lock {
     volatile boolean failing;
     volatile Duration takes = Duration.ZERO;
+    volatile Runnable during = () -> {};
 
     @Override
     public LeaderElectionRecord get(KubernetesClient client) {
+      during.run();
       fail();
       return null;
     }

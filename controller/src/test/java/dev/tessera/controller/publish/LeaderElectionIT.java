@@ -21,11 +21,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two replicas' elections against fabric8's CRUD mock API server: a leader whose publishing waits
- * long for its caches keeps renewing its lead meanwhile, and one that cannot publish exits.
+ * long for its caches keeps renewing its lead meanwhile, one that cannot publish exits, and one
+ * whose renewal hangs (through a proxy that stalls its answers) stops and exits before the other
+ * can take the expired Lease.
  */
 class LeaderElectionIT {
   private static final String NAMESPACE = "tessera";
   private static final Duration LEASE = Duration.ofSeconds(3);
+  private static final Duration HUNG_LEASE = Duration.ofSeconds(6);
 
   private final MockApiServer api = new MockApiServer();
   private final List<LeaderElection> elections = new ArrayList<>();
@@ -88,16 +91,18 @@ class LeaderElectionIT {
                     .build())
             .build();
     try {
-      var hung = new Replica("hung", client);
+      // A Lease of 6 s: the hung leader stops 4 to 4.4 s after its last renew time, the Lease
+      // expires for the follower at 6 s.
+      var hung = new Replica("hung", client, HUNG_LEASE);
       hung.elect();
       await().atMost(Duration.ofSeconds(10)).until(() -> hung.starts.get() == 1);
 
       // Its renewals' answers now stop after their headers, as over a connection gone half-open:
       // fabric8's elector checks its renew deadline only between tries, and this try never ends.
       proxy.stall(line -> line.contains("/leases/" + LeaderElection.LEASE));
-      var follower = new Replica("follower");
+      var follower = new Replica("follower", api.client(), HUNG_LEASE);
       follower.elect();
-      await().atMost(LEASE.multipliedBy(4)).until(() -> follower.starts.get() == 1);
+      await().atMost(HUNG_LEASE.multipliedBy(4)).until(() -> follower.starts.get() == 1);
 
       assertThat(proxy.stalled()).as("the hung leader's Lease requests").isNotEmpty();
       assertThat(timeline)
@@ -122,6 +127,7 @@ class LeaderElectionIT {
   private final class Replica implements Publishing {
     final String name;
     final KubernetesClient client;
+    final Duration lease;
     final AtomicInteger starts = new AtomicInteger();
     final AtomicInteger stops = new AtomicInteger();
     final AtomicInteger exits = new AtomicInteger();
@@ -129,20 +135,21 @@ class LeaderElectionIT {
     volatile RuntimeException failure;
 
     Replica(String name) {
-      this(name, api.client());
+      this(name, api.client(), LEASE);
     }
 
     /** A replica whose election talks to the API server through {@code client}. */
-    Replica(String name, KubernetesClient client) {
+    Replica(String name, KubernetesClient client, Duration lease) {
       this.name = name;
       this.client = client;
+      this.lease = lease;
     }
 
     void elect() {
       var election =
           new LeaderElection(
               client,
-              new ElectionSettings(NAMESPACE, LEASE, name),
+              new ElectionSettings(NAMESPACE, lease, name),
               this,
               Clock.systemUTC(),
               new SimpleMeterRegistry(),

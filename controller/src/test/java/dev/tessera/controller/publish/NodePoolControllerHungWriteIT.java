@@ -93,18 +93,22 @@ class NodePoolControllerHungWriteIT {
                     .as("nodes with slices (one worker, its first write stalled)")
                     .containsExactlyInAnyOrder("node-a", "node-b"));
     assertThat(proxy.stalled()).containsExactly(SLICE_CREATE);
-    assertThat(metrics.get("tessera.controller.writes.abandoned").tag("write", "slices").counter())
+    assertThat(
+            metrics.get("tessera.controller.calls.abandoned").tag("call", "slice-writes").counter())
         .satisfies(c -> assertThat(c.count()).as("slice writes given up").isEqualTo(1));
+    assertThat(metrics.find("tessera.controller.slice.writes.rejected").counter())
+        .as("the given-up write counted as refused by the API server")
+        .isNull();
     assertThat(metrics.get("tessera.controller.reconcile.retries").counter().count())
         .as("reconciles retried")
         .isGreaterThanOrEqualTo(1);
   }
 
-  private NodePoolController controller(Duration writeTimeout) {
+  private NodePoolController controller(Duration callTimeout) {
     var clock = Clock.systemUTC();
     return new NodePoolController(
         client,
-        new TestPublishSettings().workers(1).writeTimeout(writeTimeout).build(),
+        new TestPublishSettings().workers(1).callTimeout(callTimeout).build(),
         new SliceRenderer(),
         new PoolReconciler(new PoolSlices("gpu.tessera.dev")),
         json,

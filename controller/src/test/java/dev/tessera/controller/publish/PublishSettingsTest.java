@@ -21,9 +21,9 @@ class PublishSettingsTest {
 
   @Test
   void aWriteTimeoutThatIsNotPositiveIsRejectedByName() {
-    assertThatThrownBy(() -> new TestPublishSettings().writeTimeout(Duration.ZERO).build())
+    assertThatThrownBy(() -> new TestPublishSettings().callTimeout(Duration.ZERO).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("writeTimeout must be positive, not PT0S");
+        .hasMessage("callTimeout must be positive, not PT0S");
   }
 
   @Test

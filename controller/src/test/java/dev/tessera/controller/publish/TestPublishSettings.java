@@ -11,7 +11,7 @@ final class TestPublishSettings {
   private String leaseNamespace = "kube-node-lease";
   private int workers = 2;
   private Duration listTimeout = Duration.ofMinutes(5);
-  private Duration writeTimeout = Duration.ofMinutes(2);
+  private Duration callTimeout = Duration.ofMinutes(2);
 
   TestPublishSettings leaseNamespace(String namespace) {
     this.leaseNamespace = namespace;
@@ -28,8 +28,8 @@ final class TestPublishSettings {
     return this;
   }
 
-  TestPublishSettings writeTimeout(Duration timeout) {
-    this.writeTimeout = timeout;
+  TestPublishSettings callTimeout(Duration timeout) {
+    this.callTimeout = timeout;
     return this;
   }
 
@@ -44,6 +44,6 @@ final class TestPublishSettings {
         Duration.ofSeconds(10),
         workers,
         listTimeout,
-        writeTimeout);
+        callTimeout);
   }
 }

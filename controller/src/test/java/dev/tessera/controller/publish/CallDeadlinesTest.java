@@ -11,13 +11,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-class WriteDeadlinesTest {
+class CallDeadlinesTest {
   private static final Instant T0 = Instant.parse("2026-12-07T12:00:00Z");
   private static final Duration BOUND = Duration.ofSeconds(2);
 
   private final TestClock clock = new TestClock(T0);
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-  private final WriteDeadlines deadlines = new WriteDeadlines(BOUND, clock, metrics);
+  private final CallDeadlines deadlines = new CallDeadlines(BOUND, clock, metrics);
 
   @Test
   void aWritePastTheBoundIsInterruptedOnceAndItsThreadGoesOnUninterrupted() throws Exception {
@@ -29,7 +29,7 @@ class WriteDeadlinesTest {
             .start(
                 () -> {
                   try {
-                    deadlines.run("slices", "node-a", () -> awaitAnswer(answer));
+                    deadlines.run("slice-writes", "node-a", () -> awaitAnswer(answer));
                   } catch (RuntimeException e) {
                     failure.set(e);
                   }
@@ -39,7 +39,10 @@ class WriteDeadlinesTest {
 
     clock.advance(BOUND);
     deadlines.interruptOverdue();
-    assertThat(writer.isAlive()).as("interrupted at the bound, not past it").isTrue();
+    assertThat(metrics.find("tessera.controller.calls.abandoned").counter())
+        .as("given up at the bound, not past it")
+        .isNull();
+    assertThat(writer.isAlive()).isTrue();
 
     clock.advance(Duration.ofMillis(1));
     deadlines.interruptOverdue();
@@ -52,8 +55,8 @@ class WriteDeadlinesTest {
     assertThat(deadlines.underWay()).isZero();
     assertThat(
             metrics
-                .get("tessera.controller.writes.abandoned")
-                .tag("write", "slices")
+                .get("tessera.controller.calls.abandoned")
+                .tag("call", "slice-writes")
                 .counter()
                 .count())
         .isEqualTo(1);
@@ -68,7 +71,7 @@ class WriteDeadlinesTest {
             .start(
                 () -> {
                   try {
-                    deadlines.run("status.offering", "node-b", () -> awaitAnswer(answer));
+                    deadlines.run("status-offering", "node-b", () -> awaitAnswer(answer));
                   } catch (RuntimeException e) {
                     failure.set(e);
                   }
@@ -81,7 +84,7 @@ class WriteDeadlinesTest {
     writer.join(Duration.ofSeconds(5));
 
     assertThat(failure.get()).isNull();
-    assertThat(metrics.find("tessera.controller.writes.abandoned").counter()).isNull();
+    assertThat(metrics.find("tessera.controller.calls.abandoned").counter()).isNull();
   }
 
   /** Waits for the answer as fabric8 does: an interrupt fails the request. */
