@@ -63,15 +63,13 @@ final class ElectionLock implements Lock {
     }
 
     /**
-     * Whether a read or write of the Lease is under way while more than {@code renewDeadline} has
-     * passed since the renew time last written. fabric8's elector judges its deadline only between
-     * its tries, so a try that never ends (an answer that stalls after its headers) is never
-     * judged; one that fails is, by fabric8 itself, and is not this.
+     * Whether a read or write of the Lease is under way while more than {@code bound} has passed
+     * since the renew time last written. fabric8's elector judges its deadline only between its
+     * tries, so a try that never ends (an answer that stalls after its headers) is never judged;
+     * one that fails is, by fabric8 itself, and is not this.
      */
-    boolean hung(Instant now, Duration renewDeadline) {
-      return requestSince != null
-          && renewTime != null
-          && now.isAfter(renewTime.plus(renewDeadline));
+    boolean hung(Instant now, Duration bound) {
+      return requestSince != null && renewTime != null && now.isAfter(renewTime.plus(bound));
     }
   }
 

@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * <p>A leader also watches its own renewals: fabric8's elector checks the renew deadline only
  * between its tries, and a try whose answer stalls after its headers (fabric8's JDK client has no
  * timeout after them) never ends; the Lease then expires, another replica leads, and this one would
- * go on publishing beside it. Once a try is under way past the renew deadline, it takes the lead as
- * lost and exits, as client-go's elector does, whose requests end with the deadline (decision 69).
- * A try that fails is left to fabric8, which then gives the lead up itself.
+ * go on publishing beside it. Once a try is under way past client-go's bound ({@link #hungAfter}),
+ * it takes the lead as lost and exits, as client-go's elector does, whose requests end with that
+ * bound (decision 69). A try that fails in time is left to fabric8, which then gives the lead up
+ * itself.
  */
 @Context
 public class LeaderElection {
@@ -58,6 +59,9 @@ public class LeaderElection {
 
   /** Set once the lead is lost, or publishing failed: told, stopped and exited once. */
   private final AtomicBoolean ended = new AtomicBoolean();
+
+  /** Whether the lead was lost: nothing of this replica's is left to release at its stop. */
+  private volatile boolean lost;
 
   private final ScheduledExecutorService renewalWatch =
       Executors.newSingleThreadScheduledExecutor(
@@ -136,11 +140,22 @@ public class LeaderElection {
     return leaseDuration.multipliedBy(2).dividedBy(15);
   }
 
+  /**
+   * How long after the renew time it last wrote a leader whose try is still under way takes its
+   * lead as lost: client-go's bound, whose renewing round starts a retry period after the last
+   * renewal and ends its requests at the renew deadline (12 s of a 15 s Lease; judged within half a
+   * retry period after, still before the Lease expires for the others). A slow try that ends within
+   * it is a renewal, as it is to fabric8.
+   */
+  static Duration hungAfter(Duration leaseDuration) {
+    return renewDeadline(leaseDuration).plus(retryPeriod(leaseDuration));
+  }
+
   private void lead() {
     LOG.atInfo().addKeyValue("identity", identity).log("leading");
     leading = true;
-    // Twice a retry period: a hung try is judged at most half a retry period after the renew
-    // deadline, within the Lease (10 to 11 s after the last renew time, of 15 by default).
+    // Twice a retry period: a hung try is judged at most half a retry period past hungAfter, within
+    // the Lease (12 to 13 s after the last renew time, of 15 by default).
     long watch = retryPeriod(config.leaseDuration()).toMillis() / 2;
     renewalWatch.scheduleWithFixedDelay(this::watchRenewals, watch, watch, TimeUnit.MILLISECONDS);
     // fabric8 calls this on the elector's thread, inside the try that took the Lease, and renews
@@ -162,6 +177,7 @@ public class LeaderElection {
       if (!ended.compareAndSet(false, true)) {
         return; // the lead was lost meanwhile, and told
       }
+      leading = false;
       // Holding the lead without publishing would leave every node's slices as they are until
       // this replica is restarted by hand: exit instead, releasing the lead to another replica.
       LOG.atError()
@@ -173,15 +189,15 @@ public class LeaderElection {
   }
 
   /**
-   * Takes the lead as lost once a try of the elector's is under way past the renew deadline: one
+   * Takes the lead as lost once a try of the elector's is under way past {@link #hungAfter}: one
    * that fails is judged by fabric8 between its tries, one that never ends is never judged.
    */
   private void watchRenewals() {
     try {
       if (leading
           && !stopping
-          && lock.renewals().hung(clock.instant(), renewDeadline(config.leaseDuration()))) {
-        lostLead("a renewal still under way past the renew deadline: its answer stalled");
+          && lock.renewals().hung(clock.instant(), hungAfter(config.leaseDuration()))) {
+        lostLead("a request for the Lease still under way past the renew deadline, no answer yet");
       }
     } catch (RuntimeException e) {
       // Thrown out of the executor's task, it would end the watch for good without a word.
@@ -203,7 +219,12 @@ public class LeaderElection {
     if (!ended.compareAndSet(false, true)) {
       return; // told already
     }
+    lost = true;
     leading = false;
+    if (stopping) {
+      // Judged while shutting down: publishing stops there, and an exit now would halt the hooks.
+      return;
+    }
     var renewals = lock.renewals();
     Duration since = renewals.since(clock.instant());
     LOG.atWarn()
@@ -262,10 +283,11 @@ public class LeaderElection {
   }
 
   /**
-   * Releases the lead, if held, so that another replica takes it at once. Publishing stops first:
-   * the release waits for a try of the elector's under way (fabric8 holds its lock through one),
-   * which may never end, so it is skipped while one is, and waited for at most {@link
-   * #RELEASE_WAIT}; the Lease then expires on its own.
+   * Releases the lead, if held, so that another replica takes it at once. The workers are stopped
+   * first (a write already under way may still land). The release waits for a try of the elector's
+   * under way (fabric8 holds its lock through one), which may never end: it is waited for at most
+   * {@link #RELEASE_WAIT}, and the Lease then expires on its own. A lead already lost has nothing
+   * to release.
    */
   @PreDestroy
   void stop() {
@@ -275,11 +297,12 @@ public class LeaderElection {
     if (election == null) {
       return;
     }
-    controller.stop();
-    if (lock.renewals().requestSince() != null) {
-      LOG.atInfo()
-          .addKeyValue("identity", identity)
-          .log("not releasing the lead: a request for its Lease is under way");
+    try {
+      controller.stop();
+    } catch (RuntimeException e) {
+      LOG.atWarn().setCause(e).log("cannot stop publishing; releasing the lead anyway");
+    }
+    if (lost) {
       return;
     }
     Thread release =

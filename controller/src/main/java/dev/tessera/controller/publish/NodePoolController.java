@@ -68,7 +68,7 @@ public class NodePoolController implements Publishing {
   private final OfferingStatusWrites offeringWrites;
   private final EventRecorder events;
 
-  /** The workers' and the offering writer's writes under way, given up past the write timeout. */
+  /** The workers' and the offering writer's API calls under way, given up past the call timeout. */
   private final CallDeadlines deadlines;
 
   /**
@@ -289,7 +289,7 @@ public class NodePoolController implements Publishing {
 
   private void work() {
     try {
-      // Stopped is told by the flag: a write given up past the write timeout was interrupted too.
+      // Stopped is told by the flag: calls given up past the call timeout were interrupted too.
       while (!stopped && !Thread.currentThread().isInterrupted()) {
         String node = queue.take();
         boolean succeeded = reconcile(node);

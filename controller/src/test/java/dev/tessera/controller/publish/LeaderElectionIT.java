@@ -91,7 +91,7 @@ class LeaderElectionIT {
                     .build())
             .build();
     try {
-      // A Lease of 6 s: the hung leader stops 4 to 4.4 s after its last renew time, the Lease
+      // A Lease of 6 s: the hung leader stops 4.8 to 5.2 s after its last renew time, the Lease
       // expires for the follower at 6 s.
       var hung = new Replica("hung", client, HUNG_LEASE);
       hung.elect();

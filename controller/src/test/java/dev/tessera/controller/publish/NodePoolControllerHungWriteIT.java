@@ -35,7 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * A leader whose slice write's answer stalls after its headers (fabric8's JDK client has no timeout
  * after them), through a proxy in front of fabric8's CRUD mock API server: the write is given up
- * once it has run past the write timeout, its node retried after its backoff, and the one worker it
+ * once it has run past the call timeout, its node retried after its backoff, and the one worker it
  * held goes on to the other nodes. Before, the write held its worker, and that node, for good.
  */
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)

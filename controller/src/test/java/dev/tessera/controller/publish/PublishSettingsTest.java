@@ -20,7 +20,7 @@ class PublishSettingsTest {
   }
 
   @Test
-  void aWriteTimeoutThatIsNotPositiveIsRejectedByName() {
+  void aCallTimeoutThatIsNotPositiveIsRejectedByName() {
     assertThatThrownBy(() -> new TestPublishSettings().callTimeout(Duration.ZERO).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("callTimeout must be positive, not PT0S");
