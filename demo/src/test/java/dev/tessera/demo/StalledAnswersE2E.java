@@ -1,0 +1,197 @@
+package dev.tessera.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tessera.controller.publish.StallingProxy;
+import dev.tessera.controller.render.Offering;
+import dev.tessera.plugin.it.TestFiles;
+import io.fabric8.kubernetes.client.Config;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The controller when one kind of the API server's answers stalls after its headers, which
+ * fabric8's JDK client never times out (decisions 68 and 69): each test runs Tessera as host
+ * processes on the local cluster and a controller replica that reaches the real API server through
+ * a proxy that ends TLS and stalls the requests the test names. Each failed with its bound's check
+ * taken out.
+ */
+class StalledAnswersE2E {
+  private static final String LOST = "lost the lead; exiting";
+  private static final String HUNG =
+      "a request for the Lease still under way past the renew deadline";
+  private static final String GIVEN_UP = "an API call has not ended within the call timeout";
+  private static final String GPU_NODES_LIST = "GET /apis/gpu.tessera.dev/v1alpha1/gpunodes?";
+  private static final String SLICE_CREATE =
+      "POST /apis/resource.k8s.io/v1/resourceslices HTTP/1.1";
+
+  private TesseraOnNode tessera;
+  private Path dir;
+  private StallingProxy proxy;
+
+  @BeforeEach
+  void start() throws Exception {
+    Cluster cluster = Clusters.require();
+    tessera = TesseraOnNode.startAsProcesses(cluster, "H100-SXM5-80GB", 2, Offering.EXCLUSIVE);
+    dir = Files.createTempDirectory("tessera-stalling-proxy");
+    proxy =
+        StallingProxy.tlsBefore(
+            Config.fromKubeconfig(Files.readString(cluster.adminKubeconfig())), dir);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    try {
+      if (proxy != null) {
+        proxy.close(); // first: a stalled answer's connection ends with it
+      }
+    } finally {
+      try {
+        if (tessera != null) {
+          tessera.close();
+        }
+      } finally {
+        if (dir != null) {
+          TestFiles.deleteTree(dir);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aLeaderWhoseRenewalHangsLosesItsLeadBeforeTheNextReplicaLeads() throws Exception {
+    var processes = tessera.processes();
+    try (var hung = startBehindProxy("controller-hung", Map.of())) {
+      await().atMost(Duration.ofSeconds(60)).until(hung::cachesSynced);
+      // The first replica releases its lead at its stop; the one behind the proxy takes it.
+      processes.controller().close();
+      awaitLeading(hung);
+      assertRepublished("the replica behind the proxy");
+
+      try (var next = processes.startAnotherController("controller-next", Map.of())) {
+        await().atMost(Duration.ofSeconds(60)).until(next::cachesSynced);
+        proxy.stall(line -> line.contains("/leases/tessera-controller "));
+
+        // Its renewal stalls; it takes the lead as lost 9.6 to 10.4 s after its last renew time
+        // (client-go's bound for the tests' 12 s Lease), stops its workers and exits, while the
+        // Lease it last renewed has not yet expired for the next.
+        await()
+            .alias("the hung leader's exit (its log: %s)".formatted(hung.log()))
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> !hung.alive());
+        assertThat(hung.exitStatus()).isEqualTo(1);
+        assertThat(Files.readString(hung.log())).contains(LOST).contains(HUNG);
+        assertThat(proxy.stalled()).as("the Lease requests stalled").isNotEmpty();
+
+        awaitLeading(next);
+        assertThat(timeOf(hung.log(), LOST))
+            .as("the hung leader took its lead as lost before the next led")
+            .isBefore(timeOf(next.log(), " leading "));
+        assertRepublished("the next leader");
+      }
+    }
+  }
+
+  @Test
+  void aLeaderWhoseFirstListStallsExitsNamingItAndTheNextReplicaPublishes() throws Exception {
+    proxy.stall(line -> line.startsWith(GPU_NODES_LIST) && !line.contains("watch=true"));
+    var processes = tessera.processes();
+    // The first replica releases its lead at its stop; the one behind the proxy takes it.
+    processes.controller().close();
+    try (var stalled =
+        startBehindProxy(
+            "controller-stalled-list", Map.of("TESSERA_CONTROLLER_LIST_TIMEOUT", "5s"))) {
+      awaitLeading(stalled);
+      await()
+          .alias("the stalled leader's exit (its log: %s)".formatted(stalled.log()))
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !stalled.alive());
+      assertThat(stalled.exitStatus()).isEqualTo(1);
+      assertThat(Files.readString(stalled.log()))
+          .contains("the gpunodes list asked for at")
+          .contains("has not ended within PT5S")
+          .doesNotContain("published the node's slices");
+      assertThat(proxy.stalled()).isNotEmpty().allMatch(l -> l.startsWith(GPU_NODES_LIST));
+
+      try (var next = processes.startAnotherController("controller-next", Map.of())) {
+        awaitLeading(next);
+        assertRepublished("the next leader");
+      }
+    }
+  }
+
+  @Test
+  void aSliceWriteWhoseAnswerStallsIsGivenUpAndTheNodePublishedOnItsRetry() throws Exception {
+    var processes = tessera.processes();
+    try (var proxied =
+        startBehindProxy(
+            "controller-stalled-write", Map.of("TESSERA_CONTROLLER_CALL_TIMEOUT", "5s"))) {
+      await().atMost(Duration.ofSeconds(60)).until(proxied::cachesSynced);
+      // The first replica releases its lead at its stop; the one behind the proxy takes it.
+      processes.controller().close();
+      awaitLeading(proxied);
+
+      // The next slice create stalls; every request after it passes.
+      var first = new AtomicBoolean(true);
+      proxy.stall(line -> line.equals(SLICE_CREATE) && first.getAndSet(false));
+      tessera.slices().forEach(s -> tessera.client().resource(s).delete());
+
+      await()
+          .alias("the stalled create given up (log: %s)".formatted(proxied.log()))
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> Files.readString(proxied.log()).contains(GIVEN_UP));
+      await()
+          .alias("slices published again (log: %s)".formatted(proxied.log()))
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !tessera.slices().isEmpty());
+      assertThat(proxy.stalled()).containsExactly(SLICE_CREATE);
+      assertThat(Files.readString(proxied.log())).contains("node=\"" + tessera.nodeName() + "\"");
+      assertThat(proxied.metrics())
+          .contains("tessera_controller_calls_abandoned_total{call=\"slice-writes\"} 1.0")
+          .doesNotContain("tessera_controller_slice_writes_rejected_total{");
+      assertThat(proxied.alive()).as("the controller still runs").isTrue();
+    }
+  }
+
+  /** Another controller replica that reaches the API server through the proxy. */
+  private ControllerProcess startBehindProxy(String name, Map<String, String> env)
+      throws IOException {
+    var settings = new HashMap<>(env);
+    settings.put("TESSERA_CONTROLLER_KUBECONFIG", proxy.writeKubeconfig(dir).toString());
+    return tessera.processes().startAnotherController(name, settings);
+  }
+
+  private static void awaitLeading(ControllerProcess controller) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> Files.readString(controller.log()).contains(" leading "));
+  }
+
+  /** Deletes the node's slices and waits until {@code publisher} has published them again. */
+  private void assertRepublished(String publisher) {
+    tessera.slices().forEach(s -> tessera.client().resource(s).delete());
+    await()
+        .alias("slices published again by " + publisher)
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !tessera.slices().isEmpty());
+  }
+
+  /** The time of the first line of {@code log} that contains {@code text} (its HH:mm:ss.SSS). */
+  private static LocalTime timeOf(Path log, String text) throws IOException {
+    return Files.readAllLines(log).stream()
+        .filter(l -> l.contains(text))
+        .map(l -> LocalTime.parse(l.substring(0, l.indexOf(' '))))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no line with \"" + text + "\" in " + log));
+  }
+}
