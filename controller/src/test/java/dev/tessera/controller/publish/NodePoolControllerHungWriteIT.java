@@ -3,17 +3,8 @@ package dev.tessera.controller.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tessera.api.events.EventPolicy;
-import dev.tessera.api.events.EventRecorder;
-import dev.tessera.api.events.EventSource;
-import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.controller.bench.SeededNodes;
-import dev.tessera.controller.events.KubernetesEventSink;
-import dev.tessera.controller.render.Fleets;
-import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SimulatedInventories;
-import dev.tessera.controller.render.SliceRenderer;
 import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -21,16 +12,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A leader whose slice write's answer stalls after its headers (fabric8's JDK client has no timeout
@@ -52,7 +40,6 @@ class NodePoolControllerHungWriteIT {
               new ConfigBuilder(api.client().getConfiguration()).withMasterUrl(proxy.url()).build())
           .build();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-  private final JsonMapper json = JsonMapper.builder().build();
   private NodeInventory template;
   private NodePoolController controller;
 
@@ -105,34 +92,15 @@ class NodePoolControllerHungWriteIT {
   }
 
   private NodePoolController controller(Duration callTimeout) {
-    var clock = Clock.systemUTC();
-    return new NodePoolController(
+    return TestNodePools.controller(
         client,
         new TestPublishSettings().workers(1).callTimeout(callTimeout).build(),
-        new SliceRenderer(),
-        new PoolReconciler(new PoolSlices("gpu.tessera.dev")),
-        json,
-        clock,
         metrics,
-        new EventRecorder(
-            new EventSource("tessera-controller", "hung-write-it"),
-            EventPolicy.CLIENT_GO,
-            new KubernetesEventSink(api.client()),
-            clock,
-            10));
+        "hung-write-it");
   }
 
   private void seed(String name, int n) {
-    @SuppressWarnings("unchecked")
-    Map<String, Object> inventory = json.convertValue(Fleets.withOwnUuids(template, n), Map.class);
-    SeededNodes.seed(
-        api.client(),
-        name,
-        Offering.EXCLUSIVE,
-        template.gpus().size(),
-        InventoryStatus.compact(inventory),
-        "kube-node-lease",
-        "hung-write-it");
+    TestNodePools.seed(api.client(), template, name, n, "kube-node-lease", "hung-write-it");
   }
 
   private Set<String> slicedNodes() {

@@ -4,24 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.tessera.api.events.EventPolicy;
-import dev.tessera.api.events.EventRecorder;
-import dev.tessera.api.events.EventSource;
-import dev.tessera.controller.events.KubernetesEventSink;
-import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A replica that comes to lead while the first of its caches' lists never ends (an answer that
@@ -94,20 +87,10 @@ class NodePoolControllerListTimeoutIT {
   }
 
   private NodePoolController controller(Duration listTimeout) {
-    var clock = Clock.systemUTC();
-    return new NodePoolController(
+    return TestNodePools.controller(
         client,
         new TestPublishSettings().listTimeout(listTimeout).build(),
-        new SliceRenderer(),
-        new PoolReconciler(new PoolSlices("gpu.tessera.dev")),
-        JsonMapper.builder().build(),
-        clock,
         new SimpleMeterRegistry(),
-        new EventRecorder(
-            new EventSource("tessera-controller", "list-timeout-it"),
-            EventPolicy.CLIENT_GO,
-            new KubernetesEventSink(client),
-            clock,
-            10));
+        "list-timeout-it");
   }
 }

@@ -3,28 +3,16 @@ package dev.tessera.controller.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tessera.api.events.EventPolicy;
-import dev.tessera.api.events.EventRecorder;
-import dev.tessera.api.events.EventSource;
-import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
-import dev.tessera.controller.bench.SeededNodes;
-import dev.tessera.controller.events.KubernetesEventSink;
-import dev.tessera.controller.render.Fleets;
-import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SimulatedInventories;
-import dev.tessera.controller.render.SliceRenderer;
 import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A replica that waits to lead, against fabric8's CRUD mock API server: its caches fill and follow
@@ -36,23 +24,13 @@ class NodePoolControllerStandbyIT {
 
   private final MockApiServer api = new MockApiServer();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
-  private final JsonMapper json = JsonMapper.builder().build();
   private NodeInventory template;
   private final NodePoolController controller =
-      new NodePoolController(
+      TestNodePools.controller(
           api.client(),
           new TestPublishSettings().leaseNamespace(LEASES).build(),
-          new SliceRenderer(),
-          new PoolReconciler(new PoolSlices("gpu.tessera.dev")),
-          json,
-          Clock.systemUTC(),
           metrics,
-          new EventRecorder(
-              new EventSource("tessera-controller", "standby-it"),
-              EventPolicy.CLIENT_GO,
-              new KubernetesEventSink(api.client()),
-              Clock.systemUTC(),
-              10));
+          "standby-it");
 
   @AfterEach
   void close() {
@@ -88,16 +66,7 @@ class NodePoolControllerStandbyIT {
   }
 
   private void seed(String name, int n) {
-    @SuppressWarnings("unchecked")
-    Map<String, Object> inventory = json.convertValue(Fleets.withOwnUuids(template, n), Map.class);
-    SeededNodes.seed(
-        api.client(),
-        name,
-        Offering.EXCLUSIVE,
-        template.gpus().size(),
-        InventoryStatus.compact(inventory),
-        LEASES,
-        "standby-it");
+    TestNodePools.seed(api.client(), template, name, n, LEASES, "standby-it");
   }
 
   private double gauge(String name) {

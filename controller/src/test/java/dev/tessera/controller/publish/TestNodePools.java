@@ -1,0 +1,71 @@
+package dev.tessera.controller.publish;
+
+import dev.tessera.api.events.EventPolicy;
+import dev.tessera.api.events.EventRecorder;
+import dev.tessera.api.events.EventSource;
+import dev.tessera.api.inventory.InventoryStatus;
+import dev.tessera.api.inventory.NodeInventory;
+import dev.tessera.controller.bench.SeededNodes;
+import dev.tessera.controller.events.KubernetesEventSink;
+import dev.tessera.controller.render.Fleets;
+import dev.tessera.controller.render.Offering;
+import dev.tessera.controller.render.SliceRenderer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.Map;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * What the controller's ITs build alike: a {@link NodePoolController}, and GPU nodes to publish.
+ */
+final class TestNodePools {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private TestNodePools() {}
+
+  /**
+   * A controller on {@code client} with {@code settings}, its Events written as {@code component}.
+   */
+  static NodePoolController controller(
+      KubernetesClient client, PublishSettings settings, MeterRegistry metrics, String component) {
+    var clock = Clock.systemUTC();
+    return new NodePoolController(
+        client,
+        settings,
+        new SliceRenderer(),
+        new PoolReconciler(new PoolSlices("gpu.tessera.dev")),
+        JSON,
+        clock,
+        metrics,
+        new EventRecorder(
+            new EventSource("tessera-controller", component),
+            EventPolicy.CLIENT_GO,
+            new KubernetesEventSink(client),
+            clock,
+            10));
+  }
+
+  /**
+   * Node {@code name}, {@code exclusive}: its Node, its GpuNode reporting {@code template}'s GPUs
+   * with UUIDs of their own ({@code n}-th), and a live plugin Lease in {@code leases}.
+   */
+  static void seed(
+      KubernetesClient client,
+      NodeInventory template,
+      String name,
+      int n,
+      String leases,
+      String owner) {
+    @SuppressWarnings("unchecked")
+    Map<String, Object> inventory = JSON.convertValue(Fleets.withOwnUuids(template, n), Map.class);
+    SeededNodes.seed(
+        client,
+        name,
+        Offering.EXCLUSIVE,
+        template.gpus().size(),
+        InventoryStatus.compact(inventory),
+        leases,
+        owner);
+  }
+}
