@@ -5,9 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -83,13 +81,7 @@ class LeaderElectionIT {
   @Test
   void aLeaderWhoseRenewalHangsGivesUpItsLeadBeforeAnotherCanTakeIt() throws Exception {
     var proxy = StallingProxy.before(api.client().getConfiguration().getMasterUrl());
-    var client =
-        new KubernetesClientBuilder()
-            .withConfig(
-                new ConfigBuilder(api.client().getConfiguration())
-                    .withMasterUrl(proxy.url())
-                    .build())
-            .build();
+    var client = proxy.client(api.client().getConfiguration());
     try {
       // A Lease of 6 s: the hung leader stops 4.8 to 5.2 s after its last renew time, the Lease
       // expires for the follower at 6 s.

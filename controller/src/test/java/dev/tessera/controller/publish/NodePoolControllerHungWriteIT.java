@@ -7,9 +7,7 @@ import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.SimulatedInventories;
 import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
@@ -34,11 +32,7 @@ class NodePoolControllerHungWriteIT {
   private final MockApiServer api = new MockApiServer();
   private final StallingProxy proxy =
       StallingProxy.before(api.client().getConfiguration().getMasterUrl());
-  private final KubernetesClient client =
-      new KubernetesClientBuilder()
-          .withConfig(
-              new ConfigBuilder(api.client().getConfiguration()).withMasterUrl(proxy.url()).build())
-          .build();
+  private final KubernetesClient client = proxy.client(api.client().getConfiguration());
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   private NodeInventory template;
   private NodePoolController controller;

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
@@ -29,9 +28,7 @@ import org.junit.jupiter.api.Timeout;
 class NodePoolControllerListTimeoutIT {
   private final StallingProxy api = StallingProxy.stallingEverything();
   private final KubernetesClient client =
-      new KubernetesClientBuilder()
-          .withConfig(new ConfigBuilder().withMasterUrl(api.url()).withOauthToken("test").build())
-          .build();
+      api.client(new ConfigBuilder().withOauthToken("test").build());
   private NodePoolController controller;
 
   NodePoolControllerListTimeoutIT() throws IOException {}

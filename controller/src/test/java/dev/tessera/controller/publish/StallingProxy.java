@@ -1,6 +1,9 @@
 package dev.tessera.controller.publish;
 
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.internal.SSLUtils;
 import java.io.IOException;
 import java.io.InputStream;
@@ -154,6 +157,13 @@ public final class StallingProxy implements AutoCloseable {
 
   public String url() {
     return (certificatePem == null ? "http" : "https") + "://127.0.0.1:" + socket.getLocalPort();
+  }
+
+  /** A client with {@code settings} but this proxy for its API server. */
+  KubernetesClient client(Config settings) {
+    return new KubernetesClientBuilder()
+        .withConfig(new ConfigBuilder(settings).withMasterUrl(url()).build())
+        .build();
   }
 
   /**
