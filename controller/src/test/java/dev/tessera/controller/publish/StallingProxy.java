@@ -17,6 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -46,6 +48,9 @@ import javax.net.ssl.SSLServerSocket;
 public final class StallingProxy implements AutoCloseable {
   private static final Predicate<String> NOTHING = line -> false;
 
+  /** What RFC 6455 has a server hash the client's key with. */
+  private static final String WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+
   private final ServerSocket socket;
   private final URI upstream;
   private final SocketFactory upstreamSockets;
@@ -55,6 +60,27 @@ public final class StallingProxy implements AutoCloseable {
   private final List<String> stalled = new CopyOnWriteArrayList<>();
   private final Thread acceptor;
   private volatile Predicate<String> stalls;
+  private volatile boolean closed;
+
+  /** The watches passed to the API server and still open: {@link #endWatches} closes them. */
+  private final List<Forwarded> watches = new CopyOnWriteArrayList<>();
+
+  private volatile Predicate<String> watchesEnded = NOTHING;
+  private volatile String watchEnd;
+  private final List<String> endedWatches = new CopyOnWriteArrayList<>();
+
+  /**
+   * The event the API server ends a watch with once the resource version it watches from was
+   * compacted away: the client lists again.
+   */
+  public static final String EXPIRED =
+      """
+      {"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},\
+      "status":"Failure","message":"too old resource version: 1 (2)","reason":"Expired",\
+      "code":410}}""";
+
+  /** A watch passed to the API server: its request line, and both of its connections. */
+  private record Forwarded(String requestLine, Socket client, Socket api) {}
 
   private StallingProxy(
       URI upstream,
@@ -201,6 +227,28 @@ public final class StallingProxy implements AutoCloseable {
     stalls = requestLine;
   }
 
+  /**
+   * Ends the watches whose request line ({@code GET /api/...?...watch=true HTTP/1.1}) matches:
+   * closes those under way, and answers those asked for from now on itself, with {@code event} (one
+   * WebSocket text frame) and nothing more. With {@link #EXPIRED} the client takes its watch's
+   * resource version as too old, as when the API server compacted it away, and lists again.
+   */
+  public void endWatches(Predicate<String> requestLine, String event) {
+    watchEnd = event;
+    watchesEnded = requestLine;
+    for (Forwarded watch : watches) {
+      if (requestLine.test(watch.requestLine())) {
+        closeQuietly(watch.client());
+        closeQuietly(watch.api());
+      }
+    }
+  }
+
+  /** The request lines of the watches answered by {@link #endWatches}, in the order they came. */
+  public List<String> endedWatches() {
+    return endedWatches;
+  }
+
   /** The request line of every request, in the order they came ({@code GET /apis/... HTTP/1.1}). */
   public List<String> requestLines() {
     return requestLines;
@@ -236,6 +284,9 @@ public final class StallingProxy implements AutoCloseable {
       if (stalls.test(requestLine)) {
         stalled.add(requestLine);
         stallAnswer(connection.getOutputStream());
+      } else if (isWebSocket(head) && watchesEnded.test(requestLine)) {
+        endedWatches.add(requestLine);
+        endWatch(head, connection.getOutputStream(), watchEnd);
       } else {
         forward(head, in, connection);
       }
@@ -254,6 +305,58 @@ public final class StallingProxy implements AutoCloseable {
   }
 
   /**
+   * Takes the WebSocket's upgrade as the API server would, then sends {@code event} in one text
+   * frame (unmasked, as from a server) and nothing more: the client closes the connection.
+   */
+  private static void endWatch(List<String> head, OutputStream out, String event)
+      throws IOException {
+    String accept;
+    try {
+      accept =
+          Base64.getEncoder()
+              .encodeToString(
+                  MessageDigest.getInstance("SHA-1")
+                      .digest(
+                          (header(head, "sec-websocket-key") + WEBSOCKET_GUID)
+                              .getBytes(StandardCharsets.US_ASCII)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    out.write(
+        ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Accept: "
+                + accept
+                + "\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+    byte[] payload = event.getBytes(StandardCharsets.UTF_8);
+    if (payload.length > 0xFFFF) {
+      throw new IllegalArgumentException("an event of more than 64 KiB");
+    }
+    out.write(0x81); // the last frame of a text message
+    if (payload.length < 126) {
+      out.write(payload.length);
+    } else {
+      out.write(126);
+      out.write(payload.length >> 8);
+      out.write(payload.length & 0xFF);
+    }
+    out.write(payload);
+    out.flush();
+  }
+
+  private static boolean isWebSocket(List<String> head) {
+    return header(head, "upgrade").equalsIgnoreCase("websocket");
+  }
+
+  private static void closeQuietly(Socket socket) {
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // Closed already.
+    }
+  }
+
+  /**
    * The request to the API server on a connection of its own, and its answer back, each told to
    * close the connection after it (the client then asks its next request on a new one, which this
    * reads again); a WebSocket's upgrade keeps both open and passes its frames both ways.
@@ -267,17 +370,34 @@ public final class StallingProxy implements AutoCloseable {
             upstreamSockets.createSocket(
                 upstream.getHost(), upstream.getPort() == -1 ? 443 : upstream.getPort())) {
       connections.add(api);
-      OutputStream toApi = api.getOutputStream();
-      toApi.write(requestHead(head).getBytes(StandardCharsets.ISO_8859_1));
-      toApi.flush();
-      Thread.ofPlatform().daemon().name("stalling-proxy-up").start(() -> pass(in, toApi));
-      InputStream fromApi = api.getInputStream();
-      List<String> answer = readHead(fromApi);
-      OutputStream toClient = connection.getOutputStream();
-      toClient.write(answerHead(answer).getBytes(StandardCharsets.ISO_8859_1));
-      toClient.flush();
-      pass(fromApi, toClient);
+      if (closed) {
+        return; // closed while this connected: the close did not see this connection
+      }
+      var watch = new Forwarded(head.getFirst(), connection, api);
+      if (isWebSocket(head)) {
+        watches.add(watch);
+      }
+      try {
+        exchange(head, in, connection, api);
+      } finally {
+        watches.remove(watch);
+      }
     }
+  }
+
+  /** The request to the API server, the rest of the client's bytes after it, the answer back. */
+  private static void exchange(List<String> head, InputStream in, Socket connection, Socket api)
+      throws IOException {
+    OutputStream toApi = api.getOutputStream();
+    toApi.write(requestHead(head).getBytes(StandardCharsets.ISO_8859_1));
+    toApi.flush();
+    Thread.ofPlatform().daemon().name("stalling-proxy-up").start(() -> pass(in, toApi));
+    InputStream fromApi = api.getInputStream();
+    List<String> answer = readHead(fromApi);
+    OutputStream toClient = connection.getOutputStream();
+    toClient.write(answerHead(answer).getBytes(StandardCharsets.ISO_8859_1));
+    toClient.flush();
+    pass(fromApi, toClient);
   }
 
   /**
@@ -285,7 +405,7 @@ public final class StallingProxy implements AutoCloseable {
    * upgrade to HTTP/2 (the JDK client offers one over plain HTTP) and the connection closed after.
    */
   private static String requestHead(List<String> head) {
-    if (header(head, "upgrade").equalsIgnoreCase("websocket")) {
+    if (isWebSocket(head)) {
       return String.join("\r\n", head) + "\r\n\r\n";
     }
     var lines = new ArrayList<String>();
@@ -356,6 +476,7 @@ public final class StallingProxy implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    closed = true;
     socket.close();
     for (Socket connection : connections) {
       connection.close();
