@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * One of the caches' first lists, not yet ended: what it lists and since when.
+ * One of the caches' lists, not yet ended: what it lists and since when.
  *
  * @param resource what it lists ({@code gpunodes}, {@code nodes}, ...), as the start log names it
  * @param since when it was asked for

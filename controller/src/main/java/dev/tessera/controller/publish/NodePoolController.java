@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -62,6 +63,9 @@ public class NodePoolController implements Publishing {
   private final AtomicBoolean watching = new AtomicBoolean();
   private final CompletableFuture<Void> synced = new CompletableFuture<>();
 
+  /** Counted down once this replica stops: {@link #start} returns then. */
+  private final CountDownLatch halted = new CountDownLatch(1);
+
   /** Whether this replica leads: until then its informers' events name no node to the queue. */
   private volatile boolean leading;
 
@@ -81,7 +85,7 @@ public class NodePoolController implements Publishing {
   /** Nodes whose report their offering cannot publish, as of their last plan (logged). */
   private final Set<String> refused = ConcurrentHashMap.newKeySet();
 
-  /** How often the start looks whether the list under way is overdue while it waits for them. */
+  /** How often the start, and then the publishing, looks whether the caches follow the cluster. */
   private static final Duration SYNC_POLL = Duration.ofSeconds(1);
 
   /** The longest a node's reconcile waits for its slice cache to show its last writes. */
@@ -157,6 +161,17 @@ public class NodePoolController implements Publishing {
     Gauge.builder("tessera.controller.offering.writes.pending", offeringWrites::pending)
         .description("GpuNodes whose status.offering waits to be written behind the slices")
         .register(metrics);
+    Gauge.builder(
+            "tessera.controller.cache.list.seconds",
+            () ->
+                informers
+                    .listing()
+                    .map(l -> Duration.between(l.since(), clock.instant()).toMillis() / 1000.0)
+                    .orElse(0.0))
+        .description(
+            "How long the caches' oldest list under way has taken so far, 0 when none: past"
+                + " TESSERA_CONTROLLER_LIST_TIMEOUT a leader gives up and exits")
+        .register(metrics);
     Gauge.builder("tessera.controller.queue.backoff", queue::backingOff)
         .description("Nodes whose last reconcile failed, waiting out their backoff")
         .register(metrics);
@@ -207,10 +222,13 @@ public class NodePoolController implements Publishing {
   }
 
   /**
-   * Starts publishing; called once this replica leads. Waits until the informers have synced (they
-   * started at {@link #watch}, or start now), then names every node they know to the queue. Throws
-   * if one of their lists fails, or is still under way after {@link PublishSettings#listTimeout}: a
-   * leader that waited on it for good would hold the lead and publish nothing.
+   * Publishes; called once this replica leads, and returns once it stops. Waits until the informers
+   * have synced (they started at {@link #watch}, or start now), then names every node they know to
+   * the queue. Throws once a cache no longer follows the cluster, before publishing or during: one
+   * of the lists failed, or is still under way after {@link PublishSettings#listTimeout} (a first
+   * list, or one after a watch ended), or an informer stopped. A leader that waited on such a cache
+   * for good would hold the lead and publish nothing, and one that published from it would write
+   * what the cluster no longer says.
    */
   @Override
   public void start() {
@@ -223,8 +241,11 @@ public class NodePoolController implements Publishing {
         // The lead went while the caches filled: an ex-leader writes nothing.
         return;
       }
+      // A follower's cache may have stopped following while it waited to lead.
+      failIfCachesStuck();
       publish();
     }
+    publishUntilStopped();
   }
 
   /**
@@ -237,14 +258,8 @@ public class NodePoolController implements Publishing {
         synced.get(SYNC_POLL.toMillis(), TimeUnit.MILLISECONDS);
         return true;
       } catch (TimeoutException e) {
-        var overdue =
-            informers.listing().filter(l -> l.overdue(clock.instant(), config.listTimeout()));
-        if (overdue.isPresent() && !stopped) {
-          throw new IllegalStateException(
-              "the %s list asked for at %s has not ended within %s (TESSERA_CONTROLLER_LIST_TIMEOUT):"
-                      .formatted(
-                          overdue.get().resource(), overdue.get().since(), config.listTimeout())
-                  + " taken as an answer that will never come");
+        if (!stopped) {
+          failIfCachesStuck();
         }
       } catch (ExecutionException e) {
         if (stopped) {
@@ -259,6 +274,43 @@ public class NodePoolController implements Publishing {
       }
     }
     return false;
+  }
+
+  /** Looks each second, until this replica stops, that its caches still follow the cluster. */
+  private void publishUntilStopped() {
+    try {
+      while (!halted.await(SYNC_POLL.toMillis(), TimeUnit.MILLISECONDS)) {
+        failIfCachesStuck();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while publishing", e);
+    }
+  }
+
+  /**
+   * Throws if a cache no longer follows the cluster: a list under way for longer than the list
+   * timeout (taken as an answer that will never come, not a slow one), or an informer that fabric8
+   * stopped for good.
+   */
+  private void failIfCachesStuck() {
+    if (stopped) {
+      return;
+    }
+    var overdue = informers.listing().filter(l -> l.overdue(clock.instant(), config.listTimeout()));
+    if (overdue.isPresent()) {
+      throw new IllegalStateException(
+          "the %s list asked for at %s has not ended within %s (TESSERA_CONTROLLER_LIST_TIMEOUT):"
+                  .formatted(overdue.get().resource(), overdue.get().since(), config.listTimeout())
+              + " taken as an answer that will never come");
+    }
+    var stoppedInformer = informers.stoppedOnItsOwn();
+    if (stoppedInformer.isPresent()) {
+      throw new IllegalStateException(
+          "the %s informer has stopped: its cache no longer follows the cluster"
+              .formatted(stoppedInformer.get().resource()),
+          stoppedInformer.get().cause());
+    }
   }
 
   private void publish() {
@@ -411,6 +463,7 @@ public class NodePoolController implements Publishing {
   @PreDestroy
   public synchronized void stop() {
     stopped = true;
+    halted.countDown();
     try {
       workers.forEach(Thread::interrupt);
       offeringWrites.close();

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -71,8 +72,16 @@ final class PoolInformers implements AutoCloseable {
   /** By what each lists, in the order they were built; the start log names them. */
   private final Map<String, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
 
-  /** The first list under way now; null before the first and once all have synced. */
-  private volatile ListUnderWay listing;
+  /** Their lists under way: the first ones, and those after a watch ended on an expired version. */
+  private final ListsUnderWay lists;
+
+  /**
+   * Informers that stopped on their own, and why: fabric8 stops one for good on a watch failure it
+   * does not retry (an event it cannot read, for one), and its cache no longer changes.
+   */
+  private final Map<String, Throwable> stoppedOnTheirOwn = new ConcurrentHashMap<>();
+
+  private volatile boolean closed;
 
   private SharedIndexInformer<Node> nodes;
   private SharedIndexInformer<Lease> leases;
@@ -90,6 +99,7 @@ final class PoolInformers implements AutoCloseable {
     this.reported = reported;
     this.clock = clock;
     this.leaseSight = new LeaseSight(clock);
+    this.lists = new ListsUnderWay(clock);
     this.metadataInformers = new MetadataInformers(metadata);
     this.generations =
         new SliceGenerations(
@@ -200,6 +210,7 @@ final class PoolInformers implements AutoCloseable {
     slices.addIndexers(Map.of(BY_POOL, s -> poolIndex(SlicePool.name(s))));
     slices.addEventHandler(generations.forgetting());
     inform("resourceslices", slices, this::ownPoolOf, touched);
+    informers.forEach(this::followLists);
     // Reconciling reads every store: the caller runs nothing before all four have synced. One list
     // after another: at 5,000 nodes the GpuNodes' list is most of the start; listing the four at
     // once took 1.3 s off it in one run, and 44 MiB onto the RSS (docs/benchmarks.md).
@@ -207,15 +218,26 @@ final class PoolInformers implements AutoCloseable {
     leaseSight.restarted();
   }
 
+  /** Keeps what lists {@code informer} has under way, and whether it stopped on its own. */
+  private void followLists(String what, SharedIndexInformer<?> informer) {
+    informer.addEventHandler(lists.of(what));
+    informer
+        .stopped()
+        .whenComplete(
+            (done, failure) -> {
+              if (failure != null && !closed) {
+                stoppedOnTheirOwn.putIfAbsent(what, failure);
+              }
+            });
+  }
+
   /** Starts {@code informer}, waits until it has synced, and logs what it listed and how long. */
   private void list(String what, SharedIndexInformer<?> informer) {
     Instant begun = clock.instant();
-    listing = new ListUnderWay(what, begun);
-    try {
-      informer.start().toCompletableFuture().join();
-    } finally {
-      listing = null;
-    }
+    // Counted from here, not from when the informer's event thread tells the handler.
+    lists.begun(what);
+    informer.start().toCompletableFuture().join();
+    lists.ended(what);
     LOG.atInfo()
         .addKeyValue("resource", what)
         .addKeyValue("objects", informer.getStore().listKeys().size())
@@ -223,10 +245,29 @@ final class PoolInformers implements AutoCloseable {
         .log("listed");
   }
 
-  /** The first list under way now, if one is ({@link #start} runs them one after another). */
+  /**
+   * The list under way that was asked for first, if one is: one of the first lists ({@link #start}
+   * runs them one after another), or a list after a watch ended, while the cache it fills is not
+   * watched.
+   */
   Optional<ListUnderWay> listing() {
-    return Optional.ofNullable(listing);
+    return lists.oldest();
   }
+
+  /** An informer that stopped on its own, if one has, and why: its cache no longer changes. */
+  Optional<StoppedInformer> stoppedOnItsOwn() {
+    return stoppedOnTheirOwn.entrySet().stream()
+        .findFirst()
+        .map(e -> new StoppedInformer(e.getKey(), e.getValue()));
+  }
+
+  /**
+   * An informer that fabric8 stopped for good.
+   *
+   * @param resource what it lists, as the start log names it
+   * @param cause the failure it stopped on
+   */
+  record StoppedInformer(String resource, Throwable cause) {}
 
   /** Whether the plugin that holds {@code lease} is alive now, as a reconcile would judge it. */
   private boolean alive(Lease lease) {
@@ -394,6 +435,7 @@ final class PoolInformers implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     informers.values().forEach(SharedIndexInformer::stop);
   }
 }

@@ -8,7 +8,10 @@ public interface Publishing {
   /** Fills the caches while this replica waits to lead; returns at once. */
   void watch();
 
-  /** Publishes from now on; waits until the caches have filled, so it may take long. */
+  /**
+   * Publishes until {@link #stop}, then returns; throws once it cannot go on (its caches no longer
+   * follow the cluster). Waits first until the caches have filled, so it may take long to begin.
+   */
   void start();
 
   /** Stops writing and watching; a replica that stopped does not start. */

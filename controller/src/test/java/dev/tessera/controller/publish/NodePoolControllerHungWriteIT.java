@@ -64,7 +64,7 @@ class NodePoolControllerHungWriteIT {
     controller = controller(Duration.ofSeconds(2));
 
     controller.watch();
-    controller.start();
+    TestNodePools.lead(controller);
 
     await()
         .atMost(Duration.ofSeconds(60))

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -69,10 +68,7 @@ class NodePoolControllerListTimeoutIT {
   void aReplicaStoppedWhileItsListsHangStopsWaitingWithoutFailing() throws Exception {
     controller = controller(Duration.ofMinutes(10));
     controller.watch();
-    // On a thread of its own, as LeaderElection starts it (not the common pool).
-    var start =
-        CompletableFuture.runAsync(
-            controller::start, r -> Thread.ofPlatform().daemon().name("lead").start(r));
+    var start = TestNodePools.lead(controller);
     await().atMost(Duration.ofSeconds(10)).until(() -> !api.requestLines().isEmpty());
 
     controller.stop(); // as LeaderElection does when the lead is lost

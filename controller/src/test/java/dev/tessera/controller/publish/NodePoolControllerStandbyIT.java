@@ -56,7 +56,7 @@ class NodePoolControllerStandbyIT {
         .as("slices written by a follower")
         .isEmpty();
 
-    controller.start();
+    TestNodePools.lead(controller);
 
     await().atMost(Duration.ofSeconds(30)).until(() -> slicedNodes().size() == 2);
     assertThat(slicedNodes()).containsExactlyInAnyOrder("node-a", "node-b");

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -44,6 +45,15 @@ final class TestNodePools {
             new KubernetesEventSink(client),
             clock,
             10));
+  }
+
+  /**
+   * Starts {@code controller}'s publishing on a thread of its own, as {@link LeaderElection} does
+   * (it returns once the controller stops): the future ends then, or fails with what it threw.
+   */
+  static CompletableFuture<Void> lead(NodePoolController controller) {
+    return CompletableFuture.runAsync(
+        controller::start, r -> Thread.ofPlatform().daemon().name("lead").start(r));
   }
 
   /**
