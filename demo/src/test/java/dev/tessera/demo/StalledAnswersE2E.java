@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The controller when one kind of the API server's answers stalls after its headers, which
- * fabric8's JDK client never times out (decisions 68 and 69): each test runs Tessera as host
+ * fabric8's JDK client never times out (decisions 68 to 70): each test runs Tessera as host
  * processes on the local cluster and a controller replica that reaches the real API server through
  * a proxy that ends TLS and stalls the requests the test names. Each failed with its bound's check
  * taken out.
@@ -121,6 +121,44 @@ class StalledAnswersE2E {
           .contains("the gpunodes list asked for at")
           .contains("has not ended within PT5S")
           .doesNotContain("published the node's slices");
+      assertThat(proxy.stalled()).isNotEmpty().allMatch(l -> l.startsWith(GPU_NODES_LIST));
+
+      try (var next = processes.startAnotherController("controller-next", Map.of())) {
+        awaitLeading(next);
+        assertRepublished("the next leader");
+      }
+    }
+  }
+
+  @Test
+  void aLeaderWhoseRelistStallsExitsNamingItAndTheNextReplicaPublishes() throws Exception {
+    var processes = tessera.processes();
+    try (var proxied =
+        startBehindProxy(
+            "controller-stalled-relist", Map.of("TESSERA_CONTROLLER_LIST_TIMEOUT", "5s"))) {
+      await().atMost(Duration.ofSeconds(60)).until(proxied::cachesSynced);
+      // The first replica releases its lead at its stop; the one behind the proxy takes it.
+      processes.controller().close();
+      awaitLeading(proxied);
+      assertRepublished("the replica behind the proxy");
+
+      // Its GpuNodes' watch ends as when the API server compacted its resource version away, and
+      // the list it asks for then stalls after its headers.
+      proxy.stall(line -> line.startsWith(GPU_NODES_LIST) && !line.contains("watch=true"));
+      proxy.endWatches(
+          line -> line.startsWith(GPU_NODES_LIST) && line.contains("watch=true"),
+          StallingProxy.EXPIRED);
+
+      await()
+          .alias("the leader's exit (its log: %s)".formatted(proxied.log()))
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !proxied.alive());
+      assertThat(proxied.exitStatus()).isEqualTo(1);
+      assertThat(Files.readString(proxied.log()))
+          .contains("cannot publish while leading; exiting")
+          .contains("the gpunodes list asked for at")
+          .contains("has not ended within PT5S");
+      assertThat(proxy.endedWatches()).as("GpuNode watches ended").isNotEmpty();
       assertThat(proxy.stalled()).isNotEmpty().allMatch(l -> l.startsWith(GPU_NODES_LIST));
 
       try (var next = processes.startAnotherController("controller-next", Map.of())) {
