@@ -4,6 +4,8 @@ import dev.tessera.api.events.EventPolicy;
 import dev.tessera.api.events.EventRecorder;
 import dev.tessera.api.events.EventSource;
 import dev.tessera.api.health.TaintEffect;
+import dev.tessera.controller.calls.CallDeadlines;
+import dev.tessera.controller.events.BoundedEventSink;
 import dev.tessera.controller.events.KubernetesEventSink;
 import dev.tessera.controller.publish.ElectionSettings;
 import dev.tessera.controller.publish.PoolReconciler;
@@ -91,6 +93,15 @@ public class ControllerFactory {
         config.callTimeout());
   }
 
+  /**
+   * The controller's API calls under way, given up past {@link PublishSettings#callTimeout}: a
+   * node's slice reads and writes, the GpuNodes' status writes and the Events' writes.
+   */
+  @Singleton
+  CallDeadlines callDeadlines(PublishSettings settings, Clock clock, MeterRegistry metrics) {
+    return new CallDeadlines(settings.callTimeout(), clock, metrics);
+  }
+
   @Singleton
   ElectionSettings electionSettings(ControllerConfig config) {
     return new ElectionSettings(
@@ -117,18 +128,23 @@ public class ControllerFactory {
   }
 
   /**
-   * The GpuNodes' Events (taints put on and lifted), written on the recorder's own thread; dropped
-   * ones are counted by why. The reporting instance is this replica (only the leader records).
+   * The GpuNodes' Events (taints put on and lifted), written on the recorder's own thread, each
+   * given up past the call timeout; dropped ones are counted by why. The reporting instance is this
+   * replica (only the leader records).
    */
   @Singleton
   @Bean(preDestroy = "close")
   EventRecorder eventRecorder(
-      ControllerConfig config, KubernetesClient client, Clock clock, MeterRegistry metrics) {
+      ControllerConfig config,
+      KubernetesClient client,
+      Clock clock,
+      MeterRegistry metrics,
+      CallDeadlines deadlines) {
     var recorder =
         new EventRecorder(
             new EventSource(FIELD_MANAGER, config.electionIdentity()),
             EventPolicy.CLIENT_GO,
-            new KubernetesEventSink(client),
+            new BoundedEventSink(new KubernetesEventSink(client), deadlines),
             clock,
             EVENT_QUEUE);
     for (EventRecorder.Dropped reason : EventRecorder.Dropped.values()) {

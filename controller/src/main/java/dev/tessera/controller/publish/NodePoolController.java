@@ -2,6 +2,7 @@ package dev.tessera.controller.publish;
 
 import dev.tessera.api.events.EventRecorder;
 import dev.tessera.api.health.NodeHealth;
+import dev.tessera.controller.calls.CallDeadlines;
 import dev.tessera.controller.events.HealthTransitions;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
@@ -72,7 +73,10 @@ public class NodePoolController implements Publishing {
   private final OfferingStatusWrites offeringWrites;
   private final EventRecorder events;
 
-  /** The workers' and the offering writer's API calls under way, given up past the call timeout. */
+  /**
+   * The workers', the offering writer's and the Events' API calls under way, given up past the call
+   * timeout (checked while this replica publishes: only the leader writes).
+   */
   private final CallDeadlines deadlines;
 
   /**
@@ -110,7 +114,8 @@ public class NodePoolController implements Publishing {
       JsonMapper json,
       Clock clock,
       MeterRegistry metrics,
-      EventRecorder events) {
+      EventRecorder events,
+      CallDeadlines deadlines) {
     this.config = config;
     this.clock = clock;
     this.events = events;
@@ -126,7 +131,7 @@ public class NodePoolController implements Publishing {
     // Its writes' answers say the slice's metadata only: the writer reads nothing else of them.
     this.writer = new SliceWriter(metadata.client(), metrics);
     this.queue = new NodeQueue(new Backoff(config.retryInitial(), config.retryMax()), clock);
-    this.deadlines = new CallDeadlines(config.callTimeout(), clock, metrics);
+    this.deadlines = deadlines;
     var statusWriter = new GpuNodeStatusWriter(client);
     this.offeringWrites =
         new OfferingStatusWrites(

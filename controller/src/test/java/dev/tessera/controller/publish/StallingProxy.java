@@ -105,7 +105,7 @@ public final class StallingProxy implements AutoCloseable {
    * Passes every request to the plain-HTTP API server at {@code url} until {@link #stall} names
    * some.
    */
-  static StallingProxy before(String url) throws IOException {
+  public static StallingProxy before(String url) throws IOException {
     return new StallingProxy(
         URI.create(url), SocketFactory.getDefault(), loopback(), null, NOTHING);
   }
@@ -186,7 +186,7 @@ public final class StallingProxy implements AutoCloseable {
   }
 
   /** A client with {@code settings} but this proxy for its API server. */
-  KubernetesClient client(Config settings) {
+  public KubernetesClient client(Config settings) {
     return new KubernetesClientBuilder()
         .withConfig(new ConfigBuilder(settings).withMasterUrl(url()).build())
         .build();

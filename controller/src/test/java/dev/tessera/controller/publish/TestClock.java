@@ -7,14 +7,14 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock the test moves by hand. */
-final class TestClock extends Clock {
+public final class TestClock extends Clock {
   private volatile Instant now;
 
-  TestClock(Instant start) {
+  public TestClock(Instant start) {
     this.now = start;
   }
 
-  void advance(Duration d) {
+  public void advance(Duration d) {
     now = now.plus(d);
   }
 

@@ -6,6 +6,8 @@ import dev.tessera.api.events.EventSource;
 import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.bench.SeededNodes;
+import dev.tessera.controller.calls.CallDeadlines;
+import dev.tessera.controller.events.BoundedEventSink;
 import dev.tessera.controller.events.KubernetesEventSink;
 import dev.tessera.controller.render.Fleets;
 import dev.tessera.controller.render.Offering;
@@ -31,6 +33,7 @@ final class TestNodePools {
   static NodePoolController controller(
       KubernetesClient client, PublishSettings settings, MeterRegistry metrics, String component) {
     var clock = Clock.systemUTC();
+    var deadlines = new CallDeadlines(settings.callTimeout(), clock, metrics);
     return new NodePoolController(
         client,
         settings,
@@ -42,9 +45,10 @@ final class TestNodePools {
         new EventRecorder(
             new EventSource("tessera-controller", component),
             EventPolicy.CLIENT_GO,
-            new KubernetesEventSink(client),
+            new BoundedEventSink(new KubernetesEventSink(client), deadlines),
             clock,
-            10));
+            10),
+        deadlines);
   }
 
   /**

@@ -1,4 +1,4 @@
-package dev.tessera.controller.publish;
+package dev.tessera.controller.calls;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,20 +17,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The API calls under way on the controller's own threads (a worker's reads and writes of one
- * node's slices, the writer of the GpuNodes' {@code status.offering}), and the one decision about
- * them: calls that have run past the call timeout are interrupted. fabric8's JDK client times a
- * request out only until its answer's headers come, so an answer that stalls after them (a proxy or
- * API server that stops mid-answer, an HTTP/1.1 connection gone half-open) held its thread for
- * good, and with it a worker and its node, or every GpuNode's status. Interrupted, fabric8's wait
- * for the answer fails, and the calls fail as refused ones do: the node goes back to the queue's
- * backoff.
+ * node's slices, the writer of the GpuNodes' {@code status.offering}, the Events' writer), and the
+ * one decision about them: calls that have run past the call timeout are interrupted. fabric8's JDK
+ * client times a request out only until its answer's headers come, so an answer that stalls after
+ * them (a proxy or API server that stops mid-answer, an HTTP/1.1 connection gone half-open) held
+ * its thread for good: a worker and its node, every GpuNode's status, or every Event after it.
+ * Interrupted, fabric8's wait for the answer fails, and the calls fail as refused ones do: the node
+ * goes back to the queue's backoff, the Event is dropped as one the API server refused.
  *
  * <p>The interrupt is cleared once the calls return: a thread's own stop is told by its owner's
  * flag (set before the owner interrupts it), never by the interrupt alone. The stalled request
  * itself is not cancelled (fabric8 keeps it from its caller): it stays open until its connection
  * closes.
  */
-final class CallDeadlines {
+public final class CallDeadlines {
   private static final Logger LOG = LoggerFactory.getLogger(CallDeadlines.class);
 
   /** Calls under way: which, for which node, since when. */
@@ -47,7 +47,7 @@ final class CallDeadlines {
   private final Map<Thread, UnderWay> underWay = new HashMap<>();
   private final Set<Thread> interrupted = new HashSet<>();
 
-  CallDeadlines(Duration bound, Clock clock, MeterRegistry metrics) {
+  public CallDeadlines(Duration bound, Clock clock, MeterRegistry metrics) {
     this.bound = bound;
     this.clock = clock;
     this.metrics = metrics;
@@ -57,7 +57,7 @@ final class CallDeadlines {
    * Makes {@code calls} on this thread, interrupted by {@link #interruptOverdue} once they have run
    * past the bound, which their API call then throws on.
    */
-  void run(String call, String node, Runnable calls) {
+  public void run(String call, String node, Runnable calls) {
     call(
         call,
         node,
@@ -68,7 +68,7 @@ final class CallDeadlines {
   }
 
   /** As {@link #run}, for calls that answer something. */
-  <T> T call(String call, String node, Supplier<T> calls) {
+  public <T> T call(String call, String node, Supplier<T> calls) {
     Thread self = Thread.currentThread();
     synchronized (this) {
       underWay.put(self, new UnderWay(call, node, clock.instant()));
@@ -90,7 +90,7 @@ final class CallDeadlines {
    * second); the interrupt is made under the lock the calls' end takes, so it never lands after
    * them.
    */
-  void interruptOverdue() {
+  public void interruptOverdue() {
     Instant now = clock.instant();
     List<UnderWay> givenUp = new ArrayList<>();
     synchronized (this) {
@@ -120,7 +120,7 @@ final class CallDeadlines {
   }
 
   /** Calls under way now. */
-  synchronized int underWay() {
+  public synchronized int underWay() {
     return underWay.size();
   }
 }

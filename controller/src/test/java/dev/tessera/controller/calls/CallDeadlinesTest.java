@@ -1,8 +1,9 @@
-package dev.tessera.controller.publish;
+package dev.tessera.controller.calls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tessera.controller.publish.TestClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
