@@ -6,12 +6,15 @@ import static org.awaitility.Awaitility.await;
 import dev.tessera.controller.publish.StallingProxy;
 import dev.tessera.controller.render.Offering;
 import dev.tessera.plugin.it.TestFiles;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.Config;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalTime;
+import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The controller when one kind of the API server's answers stalls after its headers, which
- * fabric8's JDK client never times out (decisions 68 to 70): each test runs Tessera as host
+ * fabric8's JDK client never times out (decisions 68 to 71): each test runs Tessera as host
  * processes on the local cluster and a controller replica that reaches the real API server through
  * a proxy that ends TLS and stalls the requests the test names. Each failed with its bound's check
  * taken out.
@@ -32,6 +35,7 @@ class StalledAnswersE2E {
       "a request for the Lease still under way past the renew deadline";
   private static final String GIVEN_UP = "an API call has not ended within the call timeout";
   private static final String GPU_NODES_LIST = "GET /apis/gpu.tessera.dev/v1alpha1/gpunodes?";
+  private static final String EVENT_CREATE = "POST /api/v1/namespaces/default/events HTTP/1.1";
   private static final String SLICE_CREATE =
       "POST /apis/resource.k8s.io/v1/resourceslices HTTP/1.1";
 
@@ -200,6 +204,59 @@ class StalledAnswersE2E {
           .doesNotContain("tessera_controller_slice_writes_rejected_total{");
       assertThat(proxied.alive()).as("the controller still runs").isTrue();
     }
+  }
+
+  @Test
+  void anEventWriteWhoseAnswerStallsIsGivenUpAndTheNextEventWritten() throws Exception {
+    var processes = tessera.processes();
+    try (var proxied =
+        startBehindProxy(
+            "controller-stalled-event", Map.of("TESSERA_CONTROLLER_CALL_TIMEOUT", "5s"))) {
+      await().atMost(Duration.ofSeconds(60)).until(proxied::cachesSynced);
+      // The first replica releases its lead at its stop; the one behind the proxy takes it.
+      processes.controller().close();
+      awaitLeading(proxied);
+      assertRepublished("the replica behind the proxy");
+
+      // The next Event create stalls (the taint's); every request after it passes.
+      var first = new AtomicBoolean(true);
+      proxy.stall(line -> line.equals(EVENT_CREATE) && first.getAndSet(false));
+      Instant injected = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+      tessera.injectNvmlEvent("1 xid 79");
+
+      // Quiet for the plugin's recovery period: the taint is lifted, and its Event written once
+      // the taint's, stalled, has been given up.
+      await()
+          .alias("the recovery's Event (log: %s)".formatted(proxied.log()))
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> eventsSince("DeviceRecovered", injected) == 1);
+      assertThat(Files.readString(proxied.log()))
+          .contains(GIVEN_UP)
+          .contains("call=\"event-writes\"");
+      assertThat(proxy.stalled()).containsExactly(EVENT_CREATE);
+      assertThat(eventsSince("DeviceTainted", injected)).as("the taint's Event").isZero();
+      assertThat(proxied.metrics())
+          .contains("tessera_controller_calls_abandoned_total{call=\"event-writes\"} 1.0")
+          .contains("tessera_controller_events_dropped_total{reason=\"write-failed\"} 1.0");
+    }
+  }
+
+  /**
+   * The node's GpuNode's Events with {@code reason} that last happened at or after {@code since}.
+   */
+  private long eventsSince(String reason, Instant since) {
+    return tessera.client().v1().events().inNamespace("default").list().getItems().stream()
+        .filter(e -> e.getInvolvedObject() != null)
+        .filter(e -> tessera.nodeName().equals(e.getInvolvedObject().getName()))
+        .filter(e -> reason.equals(e.getReason()))
+        .filter(e -> !lastSeen(e).isBefore(since))
+        .count();
+  }
+
+  /** When the Event last happened. */
+  private static Instant lastSeen(Event e) {
+    String last = e.getLastTimestamp() != null ? e.getLastTimestamp() : e.getFirstTimestamp();
+    return last == null ? Instant.EPOCH : Instant.parse(last);
   }
 
   /** Another controller replica that reaches the API server through the proxy. */
