@@ -24,15 +24,24 @@ final class ListsUnderWay {
 
   /**
    * A list of {@code resource} is asked for now, unless one is under way already: a list counts
-   * from its first ask (fabric8 retries a failed list within the same list, until it ends).
+   * from its first ask (fabric8 retries a failed list within the same list, until it ends). Returns
+   * the list under way.
    */
-  void begun(String resource) {
-    lists.putIfAbsent(resource, new ListUnderWay(resource, clock.instant()));
+  ListUnderWay begun(String resource) {
+    return lists.computeIfAbsent(resource, r -> new ListUnderWay(r, clock.instant()));
   }
 
   /** The list of {@code resource} under way has ended: the cache holds what it listed. */
   void ended(String resource) {
     lists.remove(resource);
+  }
+
+  /**
+   * {@code list} has ended, if it is still the one under way: the informer's handler may have told
+   * of its end, and of the next list's beginning, before its starter hears of it.
+   */
+  void ended(ListUnderWay list) {
+    lists.remove(list.resource(), list);
   }
 
   /** The list under way that was asked for first, if one is. */

@@ -235,9 +235,12 @@ final class PoolInformers implements AutoCloseable {
   private void list(String what, SharedIndexInformer<?> informer) {
     Instant begun = clock.instant();
     // Counted from here, not from when the informer's event thread tells the handler.
-    lists.begun(what);
-    informer.start().toCompletableFuture().join();
-    lists.ended(what);
+    ListUnderWay first = lists.begun(what);
+    try {
+      informer.start().toCompletableFuture().join();
+    } finally {
+      lists.ended(first);
+    }
     LOG.atInfo()
         .addKeyValue("resource", what)
         .addKeyValue("objects", informer.getStore().listKeys().size())

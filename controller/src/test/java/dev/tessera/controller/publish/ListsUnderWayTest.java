@@ -57,4 +57,19 @@ class ListsUnderWayTest {
 
     assertThat(lists.oldest()).isEmpty();
   }
+
+  @Test
+  void theFirstListsEndLeavesTheNextListUnderWay() {
+    var handler = lists.of("gpunodes");
+    ListUnderWay first = lists.begun("gpunodes");
+    // The informer's thread tells the first list's end and the next list's beginning (its watch
+    // ended at once on an expired version) before the thread that started it hears of the end.
+    handler.onList("41", false);
+    clock.advance(Duration.ofSeconds(1));
+    handler.onBeforeList("41");
+
+    lists.ended(first);
+
+    assertThat(lists.oldest()).contains(new ListUnderWay("gpunodes", T0.plusSeconds(1)));
+  }
 }
