@@ -286,7 +286,10 @@ public final class StallingProxy implements AutoCloseable {
         stallAnswer(connection.getOutputStream());
       } else if (isWebSocket(head) && watchesEnded.test(requestLine)) {
         endedWatches.add(requestLine);
-        endWatch(head, connection.getOutputStream(), watchEnd);
+        try (connection) {
+          endWatch(head, connection.getOutputStream(), watchEnd);
+          awaitClose(in, connection.getOutputStream());
+        }
       } else {
         forward(head, in, connection);
       }
@@ -306,7 +309,7 @@ public final class StallingProxy implements AutoCloseable {
 
   /**
    * Takes the WebSocket's upgrade as the API server would, then sends {@code event} in one text
-   * frame (unmasked, as from a server) and nothing more: the client closes the connection.
+   * frame (unmasked, as from a server) and nothing more: the client ends the watch.
    */
   private static void endWatch(List<String> head, OutputStream out, String event)
       throws IOException {
@@ -344,6 +347,36 @@ public final class StallingProxy implements AutoCloseable {
     out.flush();
   }
 
+  /**
+   * Reads the client's frames until its Close, answers it with a Close as a server does (RFC 6455,
+   * 5.5.1), and returns; the caller closes the connection.
+   */
+  private static void awaitClose(InputStream in, OutputStream out) throws IOException {
+    while (true) {
+      int first = in.read();
+      int second = in.read();
+      if (first < 0 || second < 0) {
+        return;
+      }
+      long length = second & 0x7F;
+      if (length == 126) {
+        length = (in.read() << 8) | in.read();
+      } else if (length == 127) {
+        length = 0;
+        for (int i = 0; i < 8; i++) {
+          length = (length << 8) | in.read();
+        }
+      }
+      // A client's frames are masked: four bytes of key before the payload.
+      in.skipNBytes(((second & 0x80) != 0 ? 4 : 0) + length);
+      if ((first & 0x0F) == 0x8) {
+        out.write(new byte[] {(byte) 0x88, 0});
+        out.flush();
+        return;
+      }
+    }
+  }
+
   private static boolean isWebSocket(List<String> head) {
     return header(head, "upgrade").equalsIgnoreCase("websocket");
   }
@@ -376,6 +409,9 @@ public final class StallingProxy implements AutoCloseable {
       var watch = new Forwarded(head.getFirst(), connection, api);
       if (isWebSocket(head)) {
         watches.add(watch);
+        if (watchesEnded.test(watch.requestLine())) {
+          return; // ended while this connected: endWatches did not see this watch
+        }
       }
       try {
         exchange(head, in, connection, api);
