@@ -21,6 +21,9 @@ public final class EventRecorder implements AutoCloseable {
     WRITE_FAILED
   }
 
+  /** The longest {@link #close} writes what is queued before it stops the writer. */
+  static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
   private static final Occurrence STOP =
       new Occurrence(new InvolvedObject("-", "-", "", "-", ""), EventType.NORMAL, "-", "");
 
@@ -121,16 +124,27 @@ public final class EventRecorder implements AutoCloseable {
     }
   }
 
-  /** Writes what is queued (for up to a few seconds), then stops. */
+  /** Writes what is queued for up to {@link #CLOSE_WAIT}, then stops. */
   @Override
   public void close() throws InterruptedException {
+    close(CLOSE_WAIT);
+  }
+
+  /**
+   * Writes what is queued for up to {@code within}, then stops the writer. Bounded as a whole: a
+   * write that never ends (an answer that stalls) with the queue full would otherwise keep the stop
+   * from ever being queued, and the process's shutdown waiting on it.
+   */
+  public void close(Duration within) throws InterruptedException {
     closed = true;
+    long deadline = System.nanoTime() + within.toNanos();
     while (!queue.offer(STOP, 100, TimeUnit.MILLISECONDS)) {
-      if (!worker.isAlive()) {
+      if (!worker.isAlive() || System.nanoTime() - deadline > 0) {
+        worker.interrupt();
         return;
       }
     }
-    worker.join(Duration.ofSeconds(5));
+    worker.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
     worker.interrupt();
   }
 }

@@ -1,6 +1,7 @@
 package dev.tessera.api.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -9,6 +10,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class EventRecorderTest {
@@ -27,9 +29,11 @@ class EventRecorderTest {
     final List<EventWrite> failures = new CopyOnWriteArrayList<>();
     volatile RuntimeException fail;
     volatile CountDownLatch gate;
+    final CountDownLatch entered = new CountDownLatch(1);
 
     @Override
     public void write(EventWrite write) {
+      entered.countDown();
       if (gate != null) {
         try {
           gate.await();
@@ -104,5 +108,24 @@ class EventRecorderTest {
       assertThat(sink.writes).hasSize(1);
       assertThat(recorder.dropped(EventRecorder.Dropped.RATE_LIMITED)).isEqualTo(1);
     }
+  }
+
+  @Test
+  void aCloseEndsInTimeWhileAWriteNeverEndsAndTheQueueIsFull() throws Exception {
+    var sink = new Recording();
+    sink.gate = new CountDownLatch(1); // never opened: an answer that never comes
+    var recorder = new EventRecorder(SOURCE, EventPolicy.CLIENT_GO, sink, CLOCK, 1);
+    recorder.record(TAINTED); // taken by the writer, which waits on it
+    assertThat(sink.entered.await(5, TimeUnit.SECONDS))
+        .as("the writer waits on the write")
+        .isTrue();
+    recorder.record(TAINTED); // fills the queue
+
+    long begun = System.nanoTime();
+    assertTimeoutPreemptively(Duration.ofSeconds(10), () -> recorder.close(Duration.ofMillis(500)));
+
+    assertThat(Duration.ofNanos(System.nanoTime() - begun))
+        .as("the close, bounded by 500 ms and its 100 ms offers")
+        .isLessThan(Duration.ofSeconds(3));
   }
 }
