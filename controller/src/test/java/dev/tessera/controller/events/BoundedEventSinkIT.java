@@ -11,8 +11,8 @@ import dev.tessera.api.events.EventType;
 import dev.tessera.api.events.InvolvedObject;
 import dev.tessera.api.events.Occurrence;
 import dev.tessera.controller.calls.CallDeadlines;
+import dev.tessera.controller.publish.ProxiedMockApi;
 import dev.tessera.controller.publish.StallingProxy;
-import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -37,10 +37,9 @@ import org.junit.jupiter.api.Timeout;
 class BoundedEventSinkIT {
   private static final String EVENT_CREATE = "POST /api/v1/namespaces/default/events HTTP/1.1";
 
-  private final MockApiServer api = new MockApiServer();
-  private final StallingProxy proxy =
-      StallingProxy.before(api.client().getConfiguration().getMasterUrl());
-  private final KubernetesClient client = proxy.client(api.client().getConfiguration());
+  private final ProxiedMockApi api = new ProxiedMockApi();
+  private final StallingProxy proxy = api.proxy();
+  private final KubernetesClient client = api.client();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   private final CallDeadlines deadlines =
       new CallDeadlines(Duration.ofSeconds(1), Clock.systemUTC(), metrics);
@@ -63,9 +62,6 @@ class BoundedEventSinkIT {
       judge.shutdownNow();
       recorder.close();
     } finally {
-      // The proxy first: the stalled answer's connection closes with it.
-      proxy.close();
-      client.close();
       api.close();
     }
   }
@@ -101,7 +97,7 @@ class BoundedEventSinkIT {
   }
 
   private List<String> eventNodes() {
-    return api.client().v1().events().inNamespace("default").list().getItems().stream()
+    return api.direct().v1().events().inNamespace("default").list().getItems().stream()
         .map(Event::getInvolvedObject)
         .map(o -> o.getName())
         .toList();

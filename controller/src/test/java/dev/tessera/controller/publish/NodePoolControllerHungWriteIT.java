@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.SimulatedInventories;
-import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -29,10 +28,9 @@ class NodePoolControllerHungWriteIT {
   private static final String SLICE_CREATE =
       "POST /apis/resource.k8s.io/v1/resourceslices HTTP/1.1";
 
-  private final MockApiServer api = new MockApiServer();
-  private final StallingProxy proxy =
-      StallingProxy.before(api.client().getConfiguration().getMasterUrl());
-  private final KubernetesClient client = proxy.client(api.client().getConfiguration());
+  private final ProxiedMockApi api = new ProxiedMockApi();
+  private final StallingProxy proxy = api.proxy();
+  private final KubernetesClient client = api.client();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   private NodeInventory template;
   private NodePoolController controller;
@@ -46,9 +44,6 @@ class NodePoolControllerHungWriteIT {
         controller.stop();
       }
     } finally {
-      // The proxy first: the stalled answer's connection closes with it.
-      proxy.close();
-      client.close();
       api.close();
     }
   }
@@ -94,11 +89,11 @@ class NodePoolControllerHungWriteIT {
   }
 
   private void seed(String name, int n) {
-    TestNodePools.seed(api.client(), template, name, n, "kube-node-lease", "hung-write-it");
+    TestNodePools.seed(api.direct(), template, name, n, "kube-node-lease", "hung-write-it");
   }
 
   private Set<String> slicedNodes() {
-    return api.client().resources(ResourceSlice.class).list().getItems().stream()
+    return api.direct().resources(ResourceSlice.class).list().getItems().stream()
         .map(s -> s.getSpec().getNodeName())
         .collect(Collectors.toSet());
   }

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.render.SimulatedInventories;
-import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -36,10 +35,9 @@ class NodePoolControllerStuckCacheIT {
   private static final Predicate<String> GPU_NODES_LIST =
       line -> line.startsWith(GPU_NODES) && !line.contains("watch=true");
 
-  private final MockApiServer api = new MockApiServer();
-  private final StallingProxy proxy =
-      StallingProxy.before(api.client().getConfiguration().getMasterUrl());
-  private final KubernetesClient client = proxy.client(api.client().getConfiguration());
+  private final ProxiedMockApi api = new ProxiedMockApi();
+  private final StallingProxy proxy = api.proxy();
+  private final KubernetesClient client = api.client();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   private final NodeInventory template = SimulatedInventories.node("H100-SXM5-80GB", 8);
   private NodePoolController controller;
@@ -53,9 +51,6 @@ class NodePoolControllerStuckCacheIT {
         controller.stop();
       }
     } finally {
-      // The proxy first: the stalled answer's connection closes with it.
-      proxy.close();
-      client.close();
       api.close();
     }
   }
@@ -139,7 +134,7 @@ class NodePoolControllerStuckCacheIT {
   }
 
   private void seed(String name, int n) {
-    TestNodePools.seed(api.client(), template, name, n, "kube-node-lease", "stuck-cache-it");
+    TestNodePools.seed(api.direct(), template, name, n, "kube-node-lease", "stuck-cache-it");
   }
 
   private double gauge(String name) {
@@ -147,6 +142,6 @@ class NodePoolControllerStuckCacheIT {
   }
 
   private List<ResourceSlice> slices() {
-    return api.client().resources(ResourceSlice.class).list().getItems();
+    return api.direct().resources(ResourceSlice.class).list().getItems();
   }
 }
