@@ -120,7 +120,7 @@ public final class CallDeadlines {
   }
 
   /** Calls under way now. */
-  public synchronized int underWay() {
+  synchronized int underWay() {
     return underWay.size();
   }
 }

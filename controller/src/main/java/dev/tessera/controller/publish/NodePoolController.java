@@ -263,9 +263,7 @@ public class NodePoolController implements Publishing {
         synced.get(SYNC_POLL.toMillis(), TimeUnit.MILLISECONDS);
         return true;
       } catch (TimeoutException e) {
-        if (!stopped) {
-          failIfCachesStuck();
-        }
+        failIfCachesStuck();
       } catch (ExecutionException e) {
         if (stopped) {
           return false;

@@ -81,8 +81,6 @@ final class PoolInformers implements AutoCloseable {
    */
   private final Map<String, Throwable> stoppedOnTheirOwn = new ConcurrentHashMap<>();
 
-  private volatile boolean closed;
-
   private SharedIndexInformer<Node> nodes;
   private SharedIndexInformer<Lease> leases;
   private SharedIndexInformer<ResourceSlice> slices;
@@ -225,7 +223,8 @@ final class PoolInformers implements AutoCloseable {
         .stopped()
         .whenComplete(
             (done, failure) -> {
-              if (failure != null && !closed) {
+              // Our own stop completes it normally.
+              if (failure != null) {
                 stoppedOnTheirOwn.putIfAbsent(what, failure);
               }
             });
@@ -438,7 +437,6 @@ final class PoolInformers implements AutoCloseable {
 
   @Override
   public void close() {
-    closed = true;
     informers.values().forEach(SharedIndexInformer::stop);
   }
 }
