@@ -75,11 +75,7 @@ class StalledAnswersE2E {
   @Test
   void aLeaderWhoseRenewalHangsLosesItsLeadBeforeTheNextReplicaLeads() throws Exception {
     var processes = tessera.processes();
-    try (var hung = startBehindProxy("controller-hung", Map.of())) {
-      await().atMost(Duration.ofSeconds(60)).until(hung::cachesSynced);
-      // The first replica releases its lead at its stop; the one behind the proxy takes it.
-      processes.controller().close();
-      awaitLeading(hung);
+    try (var hung = leadingBehindProxy("controller-hung", Map.of())) {
       assertRepublished("the replica behind the proxy");
 
       try (var next = processes.startAnotherController("controller-next", Map.of())) {
@@ -139,12 +135,8 @@ class StalledAnswersE2E {
   void aLeaderWhoseRelistStallsExitsNamingItAndTheNextReplicaPublishes() throws Exception {
     var processes = tessera.processes();
     try (var proxied =
-        startBehindProxy(
+        leadingBehindProxy(
             "controller-stalled-relist", Map.of("TESSERA_CONTROLLER_LIST_TIMEOUT", "5s"))) {
-      await().atMost(Duration.ofSeconds(60)).until(proxied::cachesSynced);
-      // The first replica releases its lead at its stop; the one behind the proxy takes it.
-      processes.controller().close();
-      awaitLeading(proxied);
       assertRepublished("the replica behind the proxy");
 
       // Its GpuNodes' watch ends as when the API server compacted its resource version away, and
@@ -175,15 +167,9 @@ class StalledAnswersE2E {
 
   @Test
   void aSliceWriteWhoseAnswerStallsIsGivenUpAndTheNodePublishedOnItsRetry() throws Exception {
-    var processes = tessera.processes();
     try (var proxied =
-        startBehindProxy(
+        leadingBehindProxy(
             "controller-stalled-write", Map.of("TESSERA_CONTROLLER_CALL_TIMEOUT", "5s"))) {
-      await().atMost(Duration.ofSeconds(60)).until(proxied::cachesSynced);
-      // The first replica releases its lead at its stop; the one behind the proxy takes it.
-      processes.controller().close();
-      awaitLeading(proxied);
-
       // The next slice create stalls; every request after it passes.
       var first = new AtomicBoolean(true);
       proxy.stall(line -> line.equals(SLICE_CREATE) && first.getAndSet(false));
@@ -208,14 +194,9 @@ class StalledAnswersE2E {
 
   @Test
   void anEventWriteWhoseAnswerStallsIsGivenUpAndTheNextEventWritten() throws Exception {
-    var processes = tessera.processes();
     try (var proxied =
-        startBehindProxy(
+        leadingBehindProxy(
             "controller-stalled-event", Map.of("TESSERA_CONTROLLER_CALL_TIMEOUT", "5s"))) {
-      await().atMost(Duration.ofSeconds(60)).until(proxied::cachesSynced);
-      // The first replica releases its lead at its stop; the one behind the proxy takes it.
-      processes.controller().close();
-      awaitLeading(proxied);
       assertRepublished("the replica behind the proxy");
 
       // The next Event create stalls (the taint's); every request after it passes.
@@ -257,6 +238,24 @@ class StalledAnswersE2E {
   private static Instant lastSeen(Event e) {
     String last = e.getLastTimestamp() != null ? e.getLastTimestamp() : e.getFirstTimestamp();
     return last == null ? Instant.EPOCH : Instant.parse(last);
+  }
+
+  /**
+   * Another controller replica behind the proxy, leading: once its caches have synced, the first
+   * replica is stopped and releases its lead, which this one takes.
+   */
+  private ControllerProcess leadingBehindProxy(String name, Map<String, String> env)
+      throws IOException, InterruptedException {
+    var proxied = startBehindProxy(name, env);
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(proxied::cachesSynced);
+      tessera.processes().controller().close();
+      awaitLeading(proxied);
+      return proxied;
+    } catch (RuntimeException | Error | InterruptedException e) {
+      proxied.close(); // the caller's try-with-resources never got it
+      throw e;
+    }
   }
 
   /** Another controller replica that reaches the API server through the proxy. */
