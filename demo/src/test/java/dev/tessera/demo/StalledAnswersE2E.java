@@ -184,7 +184,12 @@ class StalledAnswersE2E {
           .atMost(Duration.ofSeconds(30))
           .until(() -> !tessera.slices().isEmpty());
       assertThat(proxy.stalled()).containsExactly(SLICE_CREATE);
-      assertThat(Files.readString(proxied.log())).contains("node=\"" + tessera.nodeName() + "\"");
+      assertThat(proxy.endedByClient())
+          .as("stalled answers the controller closed")
+          .containsExactly(SLICE_CREATE);
+      assertThat(Files.readString(proxied.log()))
+          .contains("node=\"" + tessera.nodeName() + "\"")
+          .contains("answersCancelled=\"1\"");
       assertThat(proxied.metrics())
           .contains("tessera_controller_calls_abandoned_total{call=\"slice-writes\"} 1.0")
           .doesNotContain("tessera_controller_slice_writes_rejected_total{");
@@ -213,8 +218,12 @@ class StalledAnswersE2E {
           .until(() -> eventsSince("DeviceRecovered", injected) == 1);
       assertThat(Files.readString(proxied.log()))
           .contains(GIVEN_UP)
-          .contains("call=\"event-writes\"");
+          .contains("call=\"event-writes\"")
+          .contains("answersCancelled=\"1\"");
       assertThat(proxy.stalled()).containsExactly(EVENT_CREATE);
+      assertThat(proxy.endedByClient())
+          .as("stalled answers the controller closed")
+          .containsExactly(EVENT_CREATE);
       assertThat(eventsSince("DeviceTainted", injected)).as("the taint's Event").isZero();
       assertThat(proxied.metrics())
           .contains("tessera_controller_calls_abandoned_total{call=\"event-writes\"} 1.0")

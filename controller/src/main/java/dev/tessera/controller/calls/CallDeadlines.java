@@ -26,15 +26,18 @@ import org.slf4j.LoggerFactory;
  * goes back to the queue's backoff, the Event is dropped as one the API server refused.
  *
  * <p>The interrupt is cleared once the calls return: a thread's own stop is told by its owner's
- * flag (set before the owner interrupts it), never by the interrupt alone. The stalled request
- * itself is not cancelled (fabric8 keeps it from its caller): it stays open until its connection
- * closes.
+ * flag (set before the owner interrupts it), never by the interrupt alone. The interrupt ends the
+ * caller's wait, not the request (fabric8 keeps it from its caller): the answers the calls' client
+ * has tied to them through {@link CallAnswers} are cancelled too, and their connections or streams
+ * closed.
  */
 public final class CallDeadlines {
   private static final Logger LOG = LoggerFactory.getLogger(CallDeadlines.class);
 
-  /** Calls under way: which, for which node, since when. */
-  record UnderWay(String call, String node, Instant since) {
+  /**
+   * Calls under way: which, for which node, since when, and the answers that have begun to come.
+   */
+  record UnderWay(String call, String node, Instant since, OpenAnswers answers) {
     /** Whether they have run longer than {@code bound} at {@code now}. */
     boolean overdue(Instant now, Duration bound) {
       return now.isAfter(since.plus(bound));
@@ -71,7 +74,7 @@ public final class CallDeadlines {
   public <T> T call(String call, String node, Supplier<T> calls) {
     Thread self = Thread.currentThread();
     synchronized (this) {
-      underWay.put(self, new UnderWay(call, node, clock.instant()));
+      underWay.put(self, new UnderWay(call, node, clock.instant(), new OpenAnswers()));
     }
     try {
       return calls.get();
@@ -103,6 +106,7 @@ public final class CallDeadlines {
           });
     }
     for (UnderWay calls : givenUp) {
+      int cancelled = calls.answers().cancel();
       Counter.builder("tessera.controller.calls.abandoned")
           .description("API calls given up after the call timeout (their answer stalled)")
           .tag("call", calls.call())
@@ -113,10 +117,17 @@ public final class CallDeadlines {
           .addKeyValue("call", calls.call())
           .addKeyValue("sinceMs", Duration.between(calls.since(), now).toMillis())
           .addKeyValue("callTimeout", bound)
+          .addKeyValue("answersCancelled", cancelled)
           .log(
               "an API call has not ended within the call timeout (its answer stalled); giving it"
                   + " up (TESSERA_CONTROLLER_CALL_TIMEOUT)");
     }
+  }
+
+  /** The answers of the calls under way on this thread, or null when it makes none now. */
+  synchronized OpenAnswers answersOfThisThread() {
+    UnderWay calls = underWay.get(Thread.currentThread());
+    return calls == null ? null : calls.answers();
   }
 
   /** Calls under way now. */

@@ -4,6 +4,7 @@ import dev.tessera.api.events.EventPolicy;
 import dev.tessera.api.events.EventRecorder;
 import dev.tessera.api.events.EventSource;
 import dev.tessera.api.health.TaintEffect;
+import dev.tessera.controller.calls.CallAnswers;
 import dev.tessera.controller.calls.CallDeadlines;
 import dev.tessera.controller.events.BoundedEventSink;
 import dev.tessera.controller.events.KubernetesEventSink;
@@ -52,7 +53,7 @@ public class ControllerFactory {
 
   @Singleton
   @Bean(preDestroy = "close")
-  KubernetesClient kubernetesClient(ControllerConfig config) {
+  KubernetesClient kubernetesClient(ControllerConfig config, CallDeadlines deadlines) {
     Config client;
     if (config.kubeconfig() == null || config.kubeconfig().isBlank()) {
       client = Config.autoConfigure(null);
@@ -72,9 +73,13 @@ public class ControllerFactory {
     // long. Every caller here retries on its own schedule (the elector every retry period, the
     // node queue with its backoff, the informers' watches), so a request fails within a second.
     client.setRequestRetryBackoffLimit(REQUEST_RETRIES);
+    // The GpuNodes' status writes and the Events' writes are given up past the call timeout: their
+    // answers then too.
     return new KubernetesClientBuilder()
         .withConfig(client)
         .withKubernetesSerialization(ControllerSerialization.create())
+        .withHttpClientBuilderConsumer(
+            b -> b.addOrReplaceInterceptor(CallAnswers.NAME, new CallAnswers(deadlines)))
         .build();
   }
 

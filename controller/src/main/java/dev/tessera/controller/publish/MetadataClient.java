@@ -1,5 +1,6 @@
 package dev.tessera.controller.publish;
 
+import dev.tessera.controller.calls.CallAnswers;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
@@ -58,13 +59,19 @@ final class MetadataClient implements AutoCloseable {
 
   private final KubernetesClient client;
 
-  MetadataClient(KubernetesClient client) {
+  /**
+   * A client with {@code client}'s configuration and serialization; {@code answers} ties its
+   * requests' answers to the calls under way, so that a given-up read or write is cancelled.
+   */
+  MetadataClient(KubernetesClient client, CallAnswers answers) {
     this.client =
         new KubernetesClientBuilder()
             .withConfig(client.getConfiguration())
             .withKubernetesSerialization(client.getKubernetesSerialization())
             .withHttpClientBuilderConsumer(
-                b -> b.addOrReplaceInterceptor("tessera-metadata-only", ACCEPT_METADATA))
+                b ->
+                    b.addOrReplaceInterceptor("tessera-metadata-only", ACCEPT_METADATA)
+                        .addOrReplaceInterceptor(CallAnswers.NAME, answers))
             .build();
   }
 

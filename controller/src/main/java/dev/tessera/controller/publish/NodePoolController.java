@@ -2,6 +2,7 @@ package dev.tessera.controller.publish;
 
 import dev.tessera.api.events.EventRecorder;
 import dev.tessera.api.health.NodeHealth;
+import dev.tessera.controller.calls.CallAnswers;
 import dev.tessera.controller.calls.CallDeadlines;
 import dev.tessera.controller.events.HealthTransitions;
 import dev.tessera.controller.render.Offering;
@@ -121,7 +122,7 @@ public class NodePoolController implements Publishing {
     this.events = events;
     this.metrics = metrics;
     this.reported = new ReportedNodes(json);
-    this.metadata = new MetadataClient(client);
+    this.metadata = new MetadataClient(client, new CallAnswers(deadlines));
     this.informers = new PoolInformers(client, config, reported, clock, metrics, metadata);
     this.planner =
         new PoolPlanner(

@@ -136,8 +136,16 @@ public final class SliceWriter {
         && Objects.equals(SliceContentHash.annotated(desired), SliceContentHash.annotated(current));
   }
 
-  /** Whether the write was interrupted while it waited for its answer, not refused. */
+  /**
+   * Whether the write was given up while it waited for its answer, not refused. The call timeout
+   * interrupts the writer's thread and then cancels the answer (see {@code CallAnswers}): the
+   * interrupt may end fabric8's wait, or the cancel first — the JDK then fails the answer with an
+   * I/O error of its own — but the thread stays interrupted until the calls return.
+   */
   private static boolean givenUp(Throwable e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
       if (cause instanceof InterruptedIOException || cause instanceof InterruptedException) {
         return true;

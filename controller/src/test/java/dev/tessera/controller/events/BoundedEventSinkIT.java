@@ -10,6 +10,7 @@ import dev.tessera.api.events.EventSource;
 import dev.tessera.api.events.EventType;
 import dev.tessera.api.events.InvolvedObject;
 import dev.tessera.api.events.Occurrence;
+import dev.tessera.controller.calls.CallAnswers;
 import dev.tessera.controller.calls.CallDeadlines;
 import dev.tessera.controller.publish.ProxiedMockApi;
 import dev.tessera.controller.publish.StallingProxy;
@@ -30,19 +31,20 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The controller's Events through a proxy in front of fabric8's CRUD mock API server, the first
  * Event's create answered with its headers and then nothing (fabric8's JDK client has no timeout
- * after them): the write is given up past the call timeout and the next Event is written. Before,
- * the recorder's one thread waited on it for good, and every Event after it was dropped.
+ * after them): the write is given up past the call timeout, its answer cancelled, and the next
+ * Event written. Before, the recorder's one thread waited on it for good, and every Event after it
+ * was dropped.
  */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class BoundedEventSinkIT {
   private static final String EVENT_CREATE = "POST /api/v1/namespaces/default/events HTTP/1.1";
 
-  private final ProxiedMockApi api = new ProxiedMockApi();
-  private final StallingProxy proxy = api.proxy();
-  private final KubernetesClient client = api.client();
   private final SimpleMeterRegistry metrics = new SimpleMeterRegistry();
   private final CallDeadlines deadlines =
       new CallDeadlines(Duration.ofSeconds(1), Clock.systemUTC(), metrics);
+  private final ProxiedMockApi api = new ProxiedMockApi(new CallAnswers(deadlines));
+  private final StallingProxy proxy = api.proxy();
+  private final KubernetesClient client = api.client();
   private final EventRecorder recorder =
       new EventRecorder(
           new EventSource("tessera-controller", "bounded-event-sink-it"),
@@ -86,6 +88,10 @@ class BoundedEventSinkIT {
         .isEqualTo(1);
     assertThat(metrics.get("tessera.controller.calls.abandoned").tag("call", "event-writes"))
         .satisfies(c -> assertThat(c.counter().count()).as("Event writes given up").isEqualTo(1));
+    await()
+        .alias("the given-up Event write's stalled answer ended by the controller")
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(proxy.endedByClient()).containsExactly(EVENT_CREATE));
   }
 
   private static Occurrence tainted(String node) {

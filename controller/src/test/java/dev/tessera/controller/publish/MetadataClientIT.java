@@ -94,7 +94,7 @@ class MetadataClientIT {
   @Test
   void writesAskForMetadataAndTakeItsAnswers() throws Exception {
     try (var client = server.createClient();
-        var metadata = new MetadataClient(client)) {
+        var metadata = TestNodePools.metadataClient(client)) {
       var writer = new SliceWriter(metadata.client(), metrics);
       ResourceSlice slice = slice();
 

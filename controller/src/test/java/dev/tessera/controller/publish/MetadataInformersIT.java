@@ -52,7 +52,7 @@ class MetadataInformersIT {
   @Test
   void itListsAndWatchesMetadataAndCachesSlicesWithoutASpec() throws Exception {
     try (var client = server.createClient();
-        var metadata = new MetadataClient(client)) {
+        var metadata = TestNodePools.metadataClient(client)) {
       var informer = new MetadataInformers(metadata).slicesOf("gpu.tessera.dev", 100);
       informer.start().toCompletableFuture().get();
 
@@ -83,7 +83,7 @@ class MetadataInformersIT {
   @Test
   void itListsAndWatchesNodesMetadataAndCachesTheirLabels() throws Exception {
     try (var client = server.createClient();
-        var metadata = new MetadataClient(client)) {
+        var metadata = TestNodePools.metadataClient(client)) {
       var informer = new MetadataInformers(metadata).nodes(100);
       informer.start().toCompletableFuture().get();
 

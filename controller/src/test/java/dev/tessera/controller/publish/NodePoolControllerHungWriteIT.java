@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
  * A leader whose slice write's answer stalls after its headers (fabric8's JDK client has no timeout
  * after them), through a proxy in front of fabric8's CRUD mock API server: the write is given up
  * once it has run past the call timeout, its node retried after its backoff, and the one worker it
- * held goes on to the other nodes. Before, the write held its worker, and that node, for good.
+ * held goes on to the other nodes; the stalled answer is cancelled, its connection closed. Before,
+ * the write held its worker, and that node, for good; and then its connection, for good.
  */
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class NodePoolControllerHungWriteIT {
@@ -69,6 +70,10 @@ class NodePoolControllerHungWriteIT {
                     .as("nodes with slices (one worker, its first write stalled)")
                     .containsExactlyInAnyOrder("node-a", "node-b"));
     assertThat(proxy.stalled()).containsExactly(SLICE_CREATE);
+    await()
+        .alias("the given-up write's stalled answer ended by the controller")
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(proxy.endedByClient()).containsExactly(SLICE_CREATE));
     assertThat(
             metrics.get("tessera.controller.calls.abandoned").tag("call", "slice-writes").counter())
         .satisfies(c -> assertThat(c.count()).as("slice writes given up").isEqualTo(1));

@@ -43,7 +43,7 @@ class PoolInformersEventsIT {
 
   @BeforeEach
   void start() {
-    metadata = new MetadataClient(client);
+    metadata = TestNodePools.metadataClient(client);
     informers =
         new PoolInformers(
             client,

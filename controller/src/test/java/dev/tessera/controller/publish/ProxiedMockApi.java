@@ -2,6 +2,7 @@ package dev.tessera.controller.publish;
 
 import dev.tessera.plugin.it.MockApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import java.io.IOException;
 
 /**
@@ -14,9 +15,10 @@ public final class ProxiedMockApi implements AutoCloseable {
   private final StallingProxy proxy;
   private final KubernetesClient client;
 
-  public ProxiedMockApi() throws IOException {
+  /** {@code interceptors} are the proxied client's, as the controller's clients carry theirs. */
+  public ProxiedMockApi(Interceptor... interceptors) throws IOException {
     proxy = StallingProxy.before(server.client().getConfiguration().getMasterUrl());
-    client = proxy.client(server.client().getConfiguration());
+    client = proxy.client(server.client().getConfiguration(), interceptors);
   }
 
   public StallingProxy proxy() {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import io.fabric8.kubernetes.client.internal.SSLUtils;
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,6 +59,7 @@ public final class StallingProxy implements AutoCloseable {
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
   private final List<String> requestLines = new CopyOnWriteArrayList<>();
   private final List<String> stalled = new CopyOnWriteArrayList<>();
+  private final List<String> endedByClient = new CopyOnWriteArrayList<>();
   private final Thread acceptor;
   private volatile Predicate<String> stalls;
   private volatile boolean closed;
@@ -185,10 +187,19 @@ public final class StallingProxy implements AutoCloseable {
     return (certificatePem == null ? "http" : "https") + "://127.0.0.1:" + socket.getLocalPort();
   }
 
-  /** A client with {@code settings} but this proxy for its API server. */
-  public KubernetesClient client(Config settings) {
+  /**
+   * A client with {@code settings} but this proxy for its API server, carrying {@code interceptors}
+   * (as the controller's clients carry theirs).
+   */
+  public KubernetesClient client(Config settings, Interceptor... interceptors) {
     return new KubernetesClientBuilder()
         .withConfig(new ConfigBuilder(settings).withMasterUrl(url()).build())
+        .withHttpClientBuilderConsumer(
+            b -> {
+              for (Interceptor interceptor : interceptors) {
+                b.addOrReplaceInterceptor(interceptor.getClass().getName(), interceptor);
+              }
+            })
         .build();
   }
 
@@ -284,6 +295,7 @@ public final class StallingProxy implements AutoCloseable {
       if (stalls.test(requestLine)) {
         stalled.add(requestLine);
         stallAnswer(connection.getOutputStream());
+        awaitClientEnd(in, requestLine);
       } else if (isWebSocket(head) && watchesEnded.test(requestLine)) {
         endedWatches.add(requestLine);
         try (connection) {
@@ -295,6 +307,29 @@ public final class StallingProxy implements AutoCloseable {
       }
     } catch (IOException e) {
       // The client or the API server went; nothing to answer.
+    }
+  }
+
+  /**
+   * The request lines of the stalled answers whose client closed their connection (it gave up
+   * waiting), in the order they were closed; the proxy's own close is not counted.
+   */
+  public List<String> endedByClient() {
+    return endedByClient;
+  }
+
+  /** Reads a stalled answer's connection until its client closes it (it sends nothing more). */
+  private void awaitClientEnd(InputStream in, String requestLine) {
+    byte[] ignored = new byte[512];
+    try {
+      while (in.read(ignored) >= 0) {
+        // a client that gives up on an answer closes its connection; it sends nothing before
+      }
+    } catch (IOException e) {
+      // reset by the client, or closed by the proxy's close: told apart below
+    }
+    if (!closed) {
+      endedByClient.add(requestLine);
     }
   }
 

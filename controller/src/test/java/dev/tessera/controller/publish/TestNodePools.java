@@ -6,6 +6,7 @@ import dev.tessera.api.events.EventSource;
 import dev.tessera.api.inventory.InventoryStatus;
 import dev.tessera.api.inventory.NodeInventory;
 import dev.tessera.controller.bench.SeededNodes;
+import dev.tessera.controller.calls.CallAnswers;
 import dev.tessera.controller.calls.CallDeadlines;
 import dev.tessera.controller.events.BoundedEventSink;
 import dev.tessera.controller.events.KubernetesEventSink;
@@ -14,7 +15,9 @@ import dev.tessera.controller.render.Offering;
 import dev.tessera.controller.render.SliceRenderer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import tools.jackson.databind.json.JsonMapper;
@@ -49,6 +52,18 @@ final class TestNodePools {
             clock,
             10),
         deadlines);
+  }
+
+  /**
+   * The metadata client as the controller makes it, its answers tied to calls no test gives up (the
+   * default call timeout).
+   */
+  static MetadataClient metadataClient(KubernetesClient client) {
+    return new MetadataClient(
+        client,
+        new CallAnswers(
+            new CallDeadlines(
+                Duration.ofMinutes(2), Clock.systemUTC(), new SimpleMeterRegistry())));
   }
 
   /**
