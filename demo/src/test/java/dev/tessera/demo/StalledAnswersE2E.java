@@ -184,9 +184,10 @@ class StalledAnswersE2E {
           .atMost(Duration.ofSeconds(30))
           .until(() -> !tessera.slices().isEmpty());
       assertThat(proxy.stalled()).containsExactly(SLICE_CREATE);
-      assertThat(proxy.endedByClient())
-          .as("stalled answers the controller closed")
-          .containsExactly(SLICE_CREATE);
+      await()
+          .alias("the stalled answer closed by the controller")
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(() -> assertThat(proxy.endedByClient()).containsExactly(SLICE_CREATE));
       assertThat(Files.readString(proxied.log()))
           .contains("node=\"" + tessera.nodeName() + "\"")
           .contains("answersCancelled=\"1\"");
@@ -221,9 +222,10 @@ class StalledAnswersE2E {
           .contains("call=\"event-writes\"")
           .contains("answersCancelled=\"1\"");
       assertThat(proxy.stalled()).containsExactly(EVENT_CREATE);
-      assertThat(proxy.endedByClient())
-          .as("stalled answers the controller closed")
-          .containsExactly(EVENT_CREATE);
+      await()
+          .alias("the stalled answer closed by the controller")
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(() -> assertThat(proxy.endedByClient()).containsExactly(EVENT_CREATE));
       assertThat(eventsSince("DeviceTainted", injected)).as("the taint's Event").isZero();
       assertThat(proxied.metrics())
           .contains("tessera_controller_calls_abandoned_total{call=\"event-writes\"} 1.0")

@@ -21,10 +21,16 @@ final class OpenAnswers {
     synchronized (this) {
       if (!cancelled) {
         answers.add(answer);
+        // Read whole, it is let go: a body holds the bytes read (a slice's ~90 KiB).
+        answer.done().whenComplete((read, failed) -> forget(answer));
         return;
       }
     }
     answer.cancel();
+  }
+
+  private synchronized void forget(AsyncBody answer) {
+    answers.remove(answer);
   }
 
   /** Cancels every answer opened and every one to come; returns how many were still coming. */
