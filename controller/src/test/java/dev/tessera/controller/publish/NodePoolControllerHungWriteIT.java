@@ -85,6 +85,49 @@ class NodePoolControllerHungWriteIT {
         .isGreaterThanOrEqualTo(1);
   }
 
+  @Test
+  void aSliceCreateAppliedWhoseAnswerStallsIsNeitherMadeTwiceNorCountedRefused() throws Exception {
+    template = SimulatedInventories.node("H100-SXM5-80GB", 8);
+    seed("node-a", 0);
+    // The API server creates the first slice, and its answer stalls.
+    var first = new AtomicBoolean(true);
+    proxy.stallAfterApplying(line -> line.equals(SLICE_CREATE) && first.getAndSet(false));
+    controller = controller(Duration.ofSeconds(2));
+
+    controller.watch();
+    TestNodePools.lead(controller);
+
+    await()
+        .alias("the create given up and the node retried")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> retries() >= 1);
+    await()
+        .alias("the node settled after its retry (nothing queued or backing off for 2 s)")
+        .during(Duration.ofSeconds(2))
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                metrics.get("tessera.controller.queue.depth").gauge().value() == 0
+                    && metrics.get("tessera.controller.queue.backoff").gauge().value() == 0);
+    assertThat(proxy.stalled()).containsExactly(SLICE_CREATE);
+    assertThat(proxy.endedByClient()).containsExactly(SLICE_CREATE);
+    assertThat(api.direct().resources(ResourceSlice.class).list().getItems())
+        .as("node-a's slices (exclusive, 8 GPUs: one)")
+        .singleElement()
+        .satisfies(s -> assertThat(s.getSpec().getNodeName()).isEqualTo("node-a"));
+    assertThat(metrics.find("tessera.controller.slice.writes.rejected").counter())
+        .as("the applied, given-up write counted as refused")
+        .isNull();
+    assertThat(retries())
+        .as("reconciles retried (the node settles on its first retry)")
+        .isEqualTo(1);
+  }
+
+  private double retries() {
+    var retries = metrics.find("tessera.controller.reconcile.retries").counter();
+    return retries == null ? 0 : retries.count();
+  }
+
   private NodePoolController controller(Duration callTimeout) {
     return TestNodePools.controller(
         client,

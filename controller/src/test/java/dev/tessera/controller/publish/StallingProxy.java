@@ -62,10 +62,14 @@ public final class StallingProxy implements AutoCloseable {
   private final List<String> endedByClient = new CopyOnWriteArrayList<>();
   private final Thread acceptor;
   private volatile Predicate<String> stalls;
+  private volatile Predicate<String> stallsAfterApplying = NOTHING;
   private volatile boolean closed;
 
   /** The watches passed to the API server and still open: {@link #endWatches} closes them. */
   private final List<Forwarded> watches = new CopyOnWriteArrayList<>();
+
+  /** The watches ended by {@link #endWatches}: their API server side is closed with the proxy. */
+  private final List<Forwarded> lingering = new CopyOnWriteArrayList<>();
 
   private volatile Predicate<String> watchesEnded = NOTHING;
   private volatile String watchEnd;
@@ -239,18 +243,30 @@ public final class StallingProxy implements AutoCloseable {
   }
 
   /**
+   * From now on, passes the requests whose request line matches to the API server, which applies
+   * them, and stalls their answers: the client gets the answer's status, headers and first byte,
+   * then nothing — a write that landed whose answer was lost. They are counted in {@link #stalled}.
+   */
+  public void stallAfterApplying(Predicate<String> requestLine) {
+    stallsAfterApplying = requestLine;
+  }
+
+  /**
    * Ends the watches whose request line ({@code GET /api/...?...watch=true HTTP/1.1}) matches:
    * closes those under way, and answers those asked for from now on itself, with {@code event} (one
-   * WebSocket text frame) and nothing more. With {@link #EXPIRED} the client takes its watch's
-   * resource version as too old, as when the API server compacted it away, and lists again.
+   * WebSocket text frame, or one line of a plain watch's body) and nothing more. With {@link
+   * #EXPIRED} the client takes its watch's resource version as too old, as when the API server
+   * compacted it away, and lists again.
    */
   public void endWatches(Predicate<String> requestLine, String event) {
     watchEnd = event;
     watchesEnded = requestLine;
     for (Forwarded watch : watches) {
       if (requestLine.test(watch.requestLine())) {
+        // The client's side only; the API server's stays open until the proxy closes (see
+        // forward).
+        lingering.add(watch);
         closeQuietly(watch.client());
-        closeQuietly(watch.api());
       }
     }
   }
@@ -296,11 +312,20 @@ public final class StallingProxy implements AutoCloseable {
         stalled.add(requestLine);
         stallAnswer(connection.getOutputStream());
         awaitClientEnd(in, requestLine);
-      } else if (isWebSocket(head) && watchesEnded.test(requestLine)) {
+      } else if (stallsAfterApplying.test(requestLine) && !isWebSocket(head)) {
+        applyThenStall(head, in, connection);
+        stalled.add(requestLine);
+        awaitClientEnd(in, requestLine);
+      } else if (isWatch(head) && watchesEnded.test(requestLine)) {
         endedWatches.add(requestLine);
         try (connection) {
-          endWatch(head, connection.getOutputStream(), watchEnd);
-          awaitClose(in, connection.getOutputStream());
+          if (isWebSocket(head)) {
+            endWatch(head, connection.getOutputStream(), watchEnd);
+            awaitClose(in, connection.getOutputStream());
+          } else {
+            endHttpWatch(connection.getOutputStream(), watchEnd);
+            in.transferTo(OutputStream.nullOutputStream()); // until the client closes
+          }
         }
       } else {
         forward(head, in, connection);
@@ -330,6 +355,33 @@ public final class StallingProxy implements AutoCloseable {
     }
     if (!closed) {
       endedByClient.add(requestLine);
+    }
+  }
+
+  /**
+   * Passes the request and its body to the API server and waits for its answer, then gives the
+   * client the answer's head and first byte only.
+   */
+  private void applyThenStall(List<String> head, InputStream in, Socket connection)
+      throws IOException {
+    if (upstream == null) {
+      throw new IOException("nothing behind this proxy");
+    }
+    String length = header(head, "content-length");
+    byte[] body = in.readNBytes(length.isEmpty() ? 0 : Integer.parseInt(length));
+    try (Socket api =
+        upstreamSockets.createSocket(
+            upstream.getHost(), upstream.getPort() == -1 ? 443 : upstream.getPort())) {
+      OutputStream toApi = api.getOutputStream();
+      toApi.write(requestHead(head).getBytes(StandardCharsets.ISO_8859_1));
+      toApi.write(body);
+      toApi.flush();
+      InputStream fromApi = api.getInputStream();
+      List<String> answer = readHead(fromApi);
+      OutputStream toClient = connection.getOutputStream();
+      toClient.write(answerHead(answer).getBytes(StandardCharsets.ISO_8859_1));
+      toClient.write(fromApi.readNBytes(1));
+      toClient.flush();
     }
   }
 
@@ -412,6 +464,27 @@ public final class StallingProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * A watch: a WebSocket, or a plain GET whose answer streams the events (fabric8 falls back to one
+   * when a WebSocket's handshake fails, a connection closed midway included).
+   */
+  private static boolean isWatch(List<String> head) {
+    return isWebSocket(head) || head.getFirst().contains("watch=true");
+  }
+
+  /** Answers a plain watch with {@code event} (one line of its chunked body) and nothing more. */
+  private static void endHttpWatch(OutputStream out, String event) throws IOException {
+    byte[] line = (event + "\n").getBytes(StandardCharsets.UTF_8);
+    out.write(
+        ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + Integer.toHexString(line.length)
+                + "\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+    out.write(line);
+    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+  }
+
   private static boolean isWebSocket(List<String> head) {
     return header(head, "upgrade").equalsIgnoreCase("websocket");
   }
@@ -433,25 +506,37 @@ public final class StallingProxy implements AutoCloseable {
     if (upstream == null) {
       throw new IOException("nothing behind this proxy");
     }
-    try (connection;
-        Socket api =
-            upstreamSockets.createSocket(
-                upstream.getHost(), upstream.getPort() == -1 ? 443 : upstream.getPort())) {
+    Socket api;
+    try {
+      api =
+          upstreamSockets.createSocket(
+              upstream.getHost(), upstream.getPort() == -1 ? 443 : upstream.getPort());
+    } catch (IOException e) {
+      closeQuietly(connection);
+      throw e;
+    }
+    var watch = new Forwarded(head.getFirst(), connection, api);
+    try (connection) {
       connections.add(api);
       if (closed) {
         return; // closed while this connected: the close did not see this connection
       }
-      var watch = new Forwarded(head.getFirst(), connection, api);
-      if (isWebSocket(head)) {
+      if (isWatch(head)) {
         watches.add(watch);
         if (watchesEnded.test(watch.requestLine())) {
           return; // ended while this connected: endWatches did not see this watch
         }
       }
-      try {
-        exchange(head, in, connection, api);
-      } finally {
-        watches.remove(watch);
+      exchange(head, in, connection, api);
+    } finally {
+      watches.remove(watch);
+      // fabric8's mock API server, told that a watch's connection closed, waits on its event
+      // loop for the watch's sender, which may be waiting on that event loop to write an event:
+      // both stall for 30 s, and the mock cannot be closed. A watch ended while the code under
+      // test writes (and so sends events) keeps its API server side open until the proxy closes,
+      // after the test, when nothing writes.
+      if (!lingering.contains(watch)) {
+        closeQuietly(api);
       }
     }
   }
