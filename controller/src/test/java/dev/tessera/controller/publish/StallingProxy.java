@@ -345,11 +345,8 @@ public final class StallingProxy implements AutoCloseable {
 
   /** Reads a stalled answer's connection until its client closes it (it sends nothing more). */
   private void awaitClientEnd(InputStream in, String requestLine) {
-    byte[] ignored = new byte[512];
     try {
-      while (in.read(ignored) >= 0) {
-        // a client that gives up on an answer closes its connection; it sends nothing before
-      }
+      in.transferTo(OutputStream.nullOutputStream()); // it sends nothing before
     } catch (IOException e) {
       // reset by the client, or closed by the proxy's close: told apart below
     }
@@ -364,14 +361,9 @@ public final class StallingProxy implements AutoCloseable {
    */
   private void applyThenStall(List<String> head, InputStream in, Socket connection)
       throws IOException {
-    if (upstream == null) {
-      throw new IOException("nothing behind this proxy");
-    }
     String length = header(head, "content-length");
     byte[] body = in.readNBytes(length.isEmpty() ? 0 : Integer.parseInt(length));
-    try (Socket api =
-        upstreamSockets.createSocket(
-            upstream.getHost(), upstream.getPort() == -1 ? 443 : upstream.getPort())) {
+    try (Socket api = connectUpstream()) {
       OutputStream toApi = api.getOutputStream();
       toApi.write(requestHead(head).getBytes(StandardCharsets.ISO_8859_1));
       toApi.write(body);
@@ -503,14 +495,9 @@ public final class StallingProxy implements AutoCloseable {
    * reads again); a WebSocket's upgrade keeps both open and passes its frames both ways.
    */
   private void forward(List<String> head, InputStream in, Socket connection) throws IOException {
-    if (upstream == null) {
-      throw new IOException("nothing behind this proxy");
-    }
     Socket api;
     try {
-      api =
-          upstreamSockets.createSocket(
-              upstream.getHost(), upstream.getPort() == -1 ? 443 : upstream.getPort());
+      api = connectUpstream();
     } catch (IOException e) {
       closeQuietly(connection);
       throw e;
@@ -599,6 +586,15 @@ public final class StallingProxy implements AutoCloseable {
         .map(l -> l.substring(l.indexOf(':') + 1).trim())
         .findFirst()
         .orElse("");
+  }
+
+  /** A connection of its own to the API server behind the proxy. */
+  private Socket connectUpstream() throws IOException {
+    if (upstream == null) {
+      throw new IOException("nothing behind this proxy");
+    }
+    return upstreamSockets.createSocket(
+        upstream.getHost(), upstream.getPort() == -1 ? 443 : upstream.getPort());
   }
 
   /** Copies until either side closes. */
