@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -27,7 +26,6 @@ import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 import javax.net.SocketFactory;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
 
@@ -123,46 +121,8 @@ public final class StallingProxy implements AutoCloseable {
    */
   public static StallingProxy tlsBefore(Config upstream, Path dir)
       throws IOException, GeneralSecurityException, InterruptedException {
-    Files.createDirectories(dir);
-    Path store = dir.resolve("stalling-proxy.p12");
-    Files.deleteIfExists(store);
-    String password = "stalling-proxy";
-    Process made =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair",
-                "-alias",
-                "proxy",
-                "-keyalg",
-                "EC",
-                "-groupname",
-                "secp256r1",
-                "-dname",
-                "CN=stalling-proxy",
-                "-ext",
-                "san=ip:127.0.0.1",
-                "-validity",
-                "2",
-                "-storetype",
-                "PKCS12",
-                "-keystore",
-                store.toString(),
-                "-storepass",
-                password)
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(made.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (made.waitFor() != 0) {
-      throw new IOException("keytool failed: " + output);
-    }
-    KeyStore keys = KeyStore.getInstance("PKCS12");
-    try (var in = Files.newInputStream(store)) {
-      keys.load(in, password.toCharArray());
-    }
-    var keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    keyManagers.init(keys, password.toCharArray());
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(keyManagers.getKeyManagers(), null, null);
+    var certificate = LoopbackCertificate.make(dir, "stalling-proxy");
+    SSLContext tls = certificate.serverContext();
     var server =
         (SSLServerSocket)
             tls.getServerSocketFactory()
@@ -170,16 +130,11 @@ public final class StallingProxy implements AutoCloseable {
     var parameters = server.getSSLParameters();
     parameters.setApplicationProtocols(new String[] {"http/1.1"});
     server.setSSLParameters(parameters);
-    String pem =
-        "-----BEGIN CERTIFICATE-----\n"
-            + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                .encodeToString(keys.getCertificate("proxy").getEncoded())
-            + "\n-----END CERTIFICATE-----\n";
     return new StallingProxy(
         URI.create(upstream.getMasterUrl()),
         SSLUtils.sslContext(upstream).getSocketFactory(),
         server,
-        pem,
+        certificate.pem(),
         NOTHING);
   }
 
