@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The controller when one kind of the API server's answers stalls after its headers, which
- * fabric8's JDK client never times out (decisions 68 to 71): each test runs Tessera as host
- * processes on the local cluster and a controller replica that reaches the real API server through
- * a proxy that ends TLS and stalls the requests the test names. Each failed with its bound's check
- * taken out.
+ * fabric8's JDK client never times out (decisions 68 to 72), or a watch goes silent without ending
+ * (decision 73): each test runs Tessera as host processes on the local cluster and a controller
+ * replica that reaches the real API server through a proxy that ends TLS and stalls the requests
+ * the test names. Each failed with its bound's check taken out.
  */
 class StalledAnswersE2E {
   private static final String LOST = "lost the lead; exiting";
@@ -38,6 +38,10 @@ class StalledAnswersE2E {
   private static final String EVENT_CREATE = "POST /api/v1/namespaces/default/events HTTP/1.1";
   private static final String SLICE_CREATE =
       "POST /apis/resource.k8s.io/v1/resourceslices HTTP/1.1";
+  private static final String PLUGIN_LEASES =
+      "GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases?";
+  private static final String CONTRADICTED =
+      "the plugin's Lease is renewed at the API server but expired in the controller's cache";
 
   private TesseraOnNode tessera;
   private Path dir;
@@ -230,6 +234,44 @@ class StalledAnswersE2E {
       assertThat(proxied.metrics())
           .contains("tessera_controller_calls_abandoned_total{call=\"event-writes\"} 1.0")
           .contains("tessera_controller_events_dropped_total{reason=\"write-failed\"} 1.0");
+    }
+  }
+
+  @Test
+  void aLeaderWhoseLeaseWatchGoesSilentKeepsTheNodesSlicesUntilItsPluginStops() throws Exception {
+    try (var proxied = leadingBehindProxy("controller-silent-leases", Map.of())) {
+      assertRepublished("the replica behind the proxy");
+
+      // Its watch on the plugins' Leases stays open and passes nothing more (as one stalled in the
+      // API server's watch cache), while the plugin goes on renewing its Lease.
+      assertThat(
+              proxy.silenceWatches(
+                  line -> line.startsWith(PLUGIN_LEASES) && line.contains("watch=true")))
+          .as("Lease watches silenced")
+          .isEqualTo(1);
+
+      await()
+          .alias(
+              "the node's slices kept over three of its Lease's periods and graces (log: %s)"
+                  .formatted(proxied.log()))
+          .during(Duration.ofSeconds(18))
+          .atMost(Duration.ofSeconds(25))
+          .until(() -> !tessera.slices().isEmpty());
+      assertThat(Files.readString(proxied.log()))
+          .contains(CONTRADICTED)
+          .contains("node=\"" + tessera.nodeName() + "\"");
+      assertThat(proxied.metrics())
+          .containsPattern("tessera_controller_lease_expiries_contradicted_total [1-9]")
+          .containsPattern("tessera_controller_lease_relists_total [1-9]");
+
+      // A plugin that does stop has its node's slices withdrawn, as before.
+      tessera.processes().stopPlugin();
+      await()
+          .alias(
+              "the node's slices withdrawn once its plugin stopped (log: %s)"
+                  .formatted(proxied.log()))
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> tessera.slices().isEmpty());
     }
   }
 

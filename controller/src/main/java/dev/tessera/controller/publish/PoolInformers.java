@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,6 +27,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -70,7 +72,8 @@ final class PoolInformers implements AutoCloseable {
   private final Counter unchangedNodes;
 
   /** By what each lists, in the order they were built; the start log names them. */
-  private final Map<String, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
+  private final Map<String, SharedIndexInformer<?>> informers =
+      Collections.synchronizedMap(new LinkedHashMap<>());
 
   /** Their lists under way: the first ones, and those after a watch ended on an expired version. */
   private final ListsUnderWay lists;
@@ -81,9 +84,26 @@ final class PoolInformers implements AutoCloseable {
    */
   private final Map<String, Throwable> stoppedOnTheirOwn = new ConcurrentHashMap<>();
 
+  /** What {@link #start} was given: a Lease informer made again names nodes as the first did. */
+  private Consumer<String> touched;
+
+  private Predicate<String> settledAlive;
+
   private SharedIndexInformer<Node> nodes;
-  private SharedIndexInformer<Lease> leases;
+
+  /** Replaced by a relist of the Leases ({@link #relistLeases}). */
+  private volatile SharedIndexInformer<Lease> leases;
+
   private SharedIndexInformer<ResourceSlice> slices;
+
+  /** Reads a cached expiry again from the API server before a node's slices go. */
+  private final LeaseExpiryCheck expiryCheck;
+
+  /** Whether the Leases are being listed again (one such list at a time). */
+  private final AtomicBoolean relistingLeases = new AtomicBoolean();
+
+  private final Counter leaseRelists;
+  private volatile boolean closed;
 
   PoolInformers(
       KubernetesClient client,
@@ -112,6 +132,26 @@ final class PoolInformers implements AutoCloseable {
             .description(
                 "Plugin Lease renewals that named no node: its pool was settled with the plugin"
                     + " alive, and the renewal keeps it alive")
+            .register(metrics);
+    this.expiryCheck =
+        new LeaseExpiryCheck(
+            node ->
+                client
+                    .leases()
+                    .inNamespace(config.leaseNamespace())
+                    .withName(NodeLeaseNames.forNode(node))
+                    .get(),
+            this::relistLeases,
+            Counter.builder("tessera.controller.lease.expiries.contradicted")
+                .description(
+                    "Plugin Lease expiries in the controller's cache that the API server's Lease"
+                        + " contradicted (the Leases' watch was behind or silent): the node kept its"
+                        + " slices")
+                .register(metrics));
+    this.leaseRelists =
+        Counter.builder("tessera.controller.lease.relists")
+            .description(
+                "Times the plugins' Leases were listed again because their cache was behind")
             .register(metrics);
     this.unchangedNodes =
         Counter.builder("tessera.controller.node.updates.unchanged")
@@ -180,19 +220,9 @@ final class PoolInformers implements AutoCloseable {
               }
               return false;
             });
-    leases =
-        inform(
-            "leases",
-            client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0),
-            o -> NodeLeaseNames.nodeOf(o.getMetadata().getName()),
-            touched,
-            (node, before, lease) -> {
-              if (settledAlive.test(node) && alive(lease)) {
-                settledRenewals.increment();
-                return true;
-              }
-              return false;
-            });
+    this.touched = touched;
+    this.settledAlive = settledAlive;
+    leases = leaseInformer();
     // Only Tessera's slices, their metadata only (a node's full slices are ~1 MiB of model objects
     // in mig-dynamic, too much to hold for a fleet or to parse again for every slice written), and
     // of that only what reconciling reads. A whole slice (fabric8's mock API server sends them)
@@ -208,12 +238,79 @@ final class PoolInformers implements AutoCloseable {
     slices.addIndexers(Map.of(BY_POOL, s -> poolIndex(SlicePool.name(s))));
     slices.addEventHandler(generations.forgetting());
     inform("resourceslices", slices, this::ownPoolOf, touched);
-    informers.forEach(this::followLists);
+    informersNow().forEach(e -> followLists(e.getKey(), e.getValue()));
     // Reconciling reads every store: the caller runs nothing before all four have synced. One list
     // after another: at 5,000 nodes the GpuNodes' list is most of the start; listing the four at
     // once took 1.3 s off it in one run, and 44 MiB onto the RSS (docs/benchmarks.md).
-    informers.forEach(this::list);
+    informersNow().forEach(e -> list(e.getKey(), e.getValue()));
     leaseSight.restarted();
+  }
+
+  private SharedIndexInformer<Lease> leaseInformer() {
+    return inform(
+        "leases",
+        client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0),
+        o -> NodeLeaseNames.nodeOf(o.getMetadata().getName()),
+        touched,
+        (node, before, lease) -> {
+          if (settledAlive.test(node) && alive(lease)) {
+            settledRenewals.increment();
+            return true;
+          }
+          return false;
+        });
+  }
+
+  /**
+   * Lists the plugins' Leases again, on a thread of its own, with a new informer: the one whose
+   * cache fell behind is read until the new one has synced, then stopped. Its expiries then count
+   * from no earlier than the new list (the controller was blind to the renewals it missed). Returns
+   * whether this call began one (none while one is under way).
+   */
+  private boolean relistLeases() {
+    if (closed || !relistingLeases.compareAndSet(false, true)) {
+      return false;
+    }
+    Thread.ofPlatform()
+        .daemon()
+        .name("lease-relist")
+        .start(
+            () -> {
+              SharedIndexInformer<Lease> fresh = null;
+              try {
+                fresh = leaseInformer();
+                followLists("leases", fresh);
+                list("leases", fresh);
+                SharedIndexInformer<Lease> behind = leases;
+                leases = fresh;
+                leaseSight.restarted();
+                leaseRelists.increment();
+                behind.stop();
+                if (closed) {
+                  fresh.stop();
+                }
+              } catch (RuntimeException e) {
+                if (!closed) {
+                  LOG.atWarn().setCause(e).log("cannot list the plugins' Leases again");
+                }
+                if (fresh != null && leases != fresh) {
+                  fresh.stop();
+                }
+              } finally {
+                relistingLeases.set(false);
+              }
+            });
+    return true;
+  }
+
+  /**
+   * The informers as they are now, in the order they were built: a list waits on none but its own
+   * (a close while the first lists hang must stop them), and a relist replaces the Leases'.
+   */
+  private List<Map.Entry<String, SharedIndexInformer<?>>> informersNow() {
+    synchronized (informers) {
+      return List.copyOf(informers.entrySet());
+    }
   }
 
   /** Keeps what lists {@code informer} has under way, and whether it stopped on its own. */
@@ -308,18 +405,24 @@ final class PoolInformers implements AutoCloseable {
         leases
             .getStore()
             .getByKey(config.leaseNamespace() + "/" + NodeLeaseNames.forNode(nodeName));
+    List<ResourceSlice> pool =
+        slices.getIndexer().byIndex(BY_POOL, nodeName).stream()
+            .filter(this::ours)
+            .map(generations::complete)
+            .filter(Objects::nonNull)
+            .toList();
+    // An expiry withdraws the pool's slices: the API server's Lease confirms it first.
+    boolean alive =
+        alive(lease)
+            || (!pool.isEmpty() && expiryCheck.aliveAfterAll(nodeName, lease, this::alive));
     return new NodeInputs(
         nodeName,
         reported.of(nodeName),
         node != null,
         node == null ? "" : node.getMetadata().getUid(),
         node == null ? null : offeringOf(node),
-        alive(lease),
-        slices.getIndexer().byIndex(BY_POOL, nodeName).stream()
-            .filter(this::ours)
-            .map(generations::complete)
-            .filter(Objects::nonNull)
-            .toList());
+        alive,
+        pool);
   }
 
   /** Every node that reported or has slices of ours: what a resync reconciles. */
@@ -437,6 +540,12 @@ final class PoolInformers implements AutoCloseable {
 
   @Override
   public void close() {
-    informers.values().forEach(SharedIndexInformer::stop);
+    closed = true;
+    informersNow().forEach(e -> e.getValue().stop());
+    // A relist under way has replaced the Leases' informer in the map with its own.
+    SharedIndexInformer<Lease> current = leases;
+    if (current != null) {
+      current.stop();
+    }
   }
 }

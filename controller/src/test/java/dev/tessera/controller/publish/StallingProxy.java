@@ -24,6 +24,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import javax.net.SocketFactory;
 import javax.net.ssl.SSLContext;
@@ -83,8 +84,11 @@ public final class StallingProxy implements AutoCloseable {
       "status":"Failure","message":"too old resource version: 1 (2)","reason":"Expired",\
       "code":410}}""";
 
-  /** A watch passed to the API server: its request line, and both of its connections. */
-  private record Forwarded(String requestLine, Socket client, Socket api) {}
+  /**
+   * A watch passed to the API server: its request line, both of its connections, and whether what
+   * the API server sends it is dropped ({@link #silenceWatches}).
+   */
+  private record Forwarded(String requestLine, Socket client, Socket api, AtomicBoolean silenced) {}
 
   private StallingProxy(
       URI upstream,
@@ -224,6 +228,22 @@ public final class StallingProxy implements AutoCloseable {
         closeQuietly(watch.client());
       }
     }
+  }
+
+  /**
+   * Silences the watches under way whose request line matches: from now on what the API server
+   * sends them is read and dropped, and both connections stay open — a watch as its client sees one
+   * that stalled in the API server (its watch cache) or behind a proxy that stopped passing it:
+   * open, and nothing comes. Watches asked for after pass as before. Returns how many it silenced.
+   */
+  public int silenceWatches(Predicate<String> requestLine) {
+    int silenced = 0;
+    for (Forwarded watch : watches) {
+      if (requestLine.test(watch.requestLine()) && !watch.silenced().getAndSet(true)) {
+        silenced++;
+      }
+    }
+    return silenced;
   }
 
   /** The request lines of the watches answered by {@link #endWatches}, in the order they came. */
@@ -457,7 +477,7 @@ public final class StallingProxy implements AutoCloseable {
       closeQuietly(connection);
       throw e;
     }
-    var watch = new Forwarded(head.getFirst(), connection, api);
+    var watch = new Forwarded(head.getFirst(), connection, api, new AtomicBoolean());
     try (connection) {
       connections.add(api);
       if (closed) {
@@ -469,7 +489,7 @@ public final class StallingProxy implements AutoCloseable {
           return; // ended while this connected: endWatches did not see this watch
         }
       }
-      exchange(head, in, connection, api);
+      exchange(head, in, connection, api, watch.silenced());
     } finally {
       watches.remove(watch);
       // fabric8's mock API server, told that a watch's connection closed, waits on its event
@@ -484,18 +504,22 @@ public final class StallingProxy implements AutoCloseable {
   }
 
   /** The request to the API server, the rest of the client's bytes after it, the answer back. */
-  private static void exchange(List<String> head, InputStream in, Socket connection, Socket api)
+  private static void exchange(
+      List<String> head, InputStream in, Socket connection, Socket api, AtomicBoolean silenced)
       throws IOException {
     OutputStream toApi = api.getOutputStream();
     toApi.write(requestHead(head).getBytes(StandardCharsets.ISO_8859_1));
     toApi.flush();
-    Thread.ofPlatform().daemon().name("stalling-proxy-up").start(() -> pass(in, toApi));
+    Thread.ofPlatform()
+        .daemon()
+        .name("stalling-proxy-up")
+        .start(() -> pass(in, toApi, new AtomicBoolean()));
     InputStream fromApi = api.getInputStream();
     List<String> answer = readHead(fromApi);
     OutputStream toClient = connection.getOutputStream();
     toClient.write(answerHead(answer).getBytes(StandardCharsets.ISO_8859_1));
     toClient.flush();
-    pass(fromApi, toClient);
+    pass(fromApi, toClient, silenced);
   }
 
   /**
@@ -552,13 +576,15 @@ public final class StallingProxy implements AutoCloseable {
         upstream.getHost(), upstream.getPort() == -1 ? 443 : upstream.getPort());
   }
 
-  /** Copies until either side closes. */
-  private static void pass(InputStream from, OutputStream to) {
+  /** Copies until either side closes; drops what it reads while {@code silenced}. */
+  private static void pass(InputStream from, OutputStream to, AtomicBoolean silenced) {
     byte[] buffer = new byte[16384];
     try {
       for (int n = from.read(buffer); n >= 0; n = from.read(buffer)) {
-        to.write(buffer, 0, n);
-        to.flush();
+        if (!silenced.get()) {
+          to.write(buffer, 0, n);
+          to.flush();
+        }
       }
     } catch (IOException e) {
       // One side closed.
