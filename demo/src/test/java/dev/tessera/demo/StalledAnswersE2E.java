@@ -263,6 +263,14 @@ class StalledAnswersE2E {
       assertThat(proxied.metrics())
           .containsPattern("tessera_controller_lease_expiries_contradicted_total [1-9]")
           .containsPattern("tessera_controller_lease_relists_total [1-9]");
+      assertThat(proxy.requestLines())
+          .as("the relist, asked in pages (so answered from storage, not the watch cache)")
+          .anyMatch(
+              line ->
+                  line.startsWith(PLUGIN_LEASES)
+                      && line.contains("limit=")
+                      && !line.contains("watch=true")
+                      && !line.contains("resourceVersion=0"));
 
       // A plugin that does stop has its node's slices withdrawn, as before.
       tessera.processes().stopPlugin();

@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -91,8 +92,11 @@ final class PoolInformers implements AutoCloseable {
 
   private SharedIndexInformer<Node> nodes;
 
-  /** Replaced by a relist of the Leases ({@link #relistLeases}). */
+  /** Replaced by a relist of the Leases ({@link #relistLeases}), with its name. */
   private volatile SharedIndexInformer<Lease> leases;
+
+  private volatile String leasesName = "leases";
+  private final AtomicInteger relistsBegun = new AtomicInteger();
 
   private SharedIndexInformer<ResourceSlice> slices;
 
@@ -222,7 +226,7 @@ final class PoolInformers implements AutoCloseable {
             });
     this.touched = touched;
     this.settledAlive = settledAlive;
-    leases = leaseInformer();
+    leases = leaseInformer(leasesName, false);
     // Only Tessera's slices, their metadata only (a node's full slices are ~1 MiB of model objects
     // in mig-dynamic, too much to hold for a fleet or to parse again for every slice written), and
     // of that only what reconciling reads. A whole slice (fabric8's mock API server sends them)
@@ -246,10 +250,18 @@ final class PoolInformers implements AutoCloseable {
     leaseSight.restarted();
   }
 
-  private SharedIndexInformer<Lease> leaseInformer() {
+  /**
+   * An informer on the plugins' Leases, as {@code name}; {@code fromStorage}: its first list is
+   * read in pages, and so not from the API server's watch cache (fabric8 asks an unpaged first list
+   * at resource version 0, which the watch cache answers, stale when it has stalled).
+   */
+  private SharedIndexInformer<Lease> leaseInformer(String name, boolean fromStorage) {
+    var inNamespace = client.leases().inNamespace(config.leaseNamespace());
     return inform(
-        "leases",
-        client.leases().inNamespace(config.leaseNamespace()).runnableInformer(0),
+        name,
+        fromStorage
+            ? inNamespace.withLimit(LIST_PAGE).runnableInformer(0)
+            : inNamespace.runnableInformer(0),
         o -> NodeLeaseNames.nodeOf(o.getMetadata().getName()),
         touched,
         (node, before, lease) -> {
@@ -262,15 +274,16 @@ final class PoolInformers implements AutoCloseable {
   }
 
   /**
-   * Lists the plugins' Leases again, on a thread of its own, with a new informer: the one whose
-   * cache fell behind is read until the new one has synced, then stopped. Its expiries then count
-   * from no earlier than the new list (the controller was blind to the renewals it missed). Returns
-   * whether this call began one (none while one is under way).
+   * Lists the plugins' Leases again, on a thread of its own, with a new informer whose list the API
+   * server answers from storage: the one whose cache fell behind is read until the new one has
+   * synced, then stopped. The renew times listed are the API server's own, so no expiry is pushed
+   * back. Returns whether this call began one (none while one is under way).
    */
   private boolean relistLeases() {
     if (closed || !relistingLeases.compareAndSet(false, true)) {
       return false;
     }
+    String name = "leases (relist " + relistsBegun.incrementAndGet() + ")";
     Thread.ofPlatform()
         .daemon()
         .name("lease-relist")
@@ -278,14 +291,20 @@ final class PoolInformers implements AutoCloseable {
             () -> {
               SharedIndexInformer<Lease> fresh = null;
               try {
-                fresh = leaseInformer();
-                followLists("leases", fresh);
-                list("leases", fresh);
+                fresh = leaseInformer(name, true);
+                // Its first list is followed by the list timeout; a failed one is logged below,
+                // not taken for a cache that stopped (the one behind still serves): it is followed
+                // as the others only once it has synced.
+                list(name, fresh);
+                followLists(name, fresh);
                 SharedIndexInformer<Lease> behind = leases;
+                String behindName = leasesName;
                 leases = fresh;
-                leaseSight.restarted();
-                leaseRelists.increment();
+                leasesName = name;
+                informers.remove(behindName);
                 behind.stop();
+                lists.ended(behindName); // a list it had under way ends with it
+                leaseRelists.increment();
                 if (closed) {
                   fresh.stop();
                 }
@@ -295,6 +314,7 @@ final class PoolInformers implements AutoCloseable {
                 }
                 if (fresh != null && leases != fresh) {
                   fresh.stop();
+                  informers.remove(name);
                 }
               } finally {
                 relistingLeases.set(false);
@@ -378,7 +398,15 @@ final class PoolInformers implements AutoCloseable {
    * reconcile (see {@link LeaseLiveness} for why a gap in sight matters).
    */
   void checkLeaseSight() {
-    switch (leaseSight.observe(leases.isWatching())) {
+    boolean watching;
+    try {
+      watching = leases.isWatching();
+    } catch (RuntimeException e) {
+      // fabric8's isWatching reads the watch its stop clears: the informer a relist has just
+      // replaced. Its successor is seen at the next look.
+      return;
+    }
+    switch (leaseSight.observe(watching)) {
       case LOST ->
           LOG.atWarn()
               .log(
