@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,16 +60,8 @@ class ControllerClientHttp2IT {
     start(dir);
     var outcome = new CompletableFuture<ConfigMap>();
     Thread caller =
-        Thread.ofPlatform()
-            .start(
-                () -> {
-                  try {
-                    outcome.complete(
-                        deadlines.call("gpunode-status", "node-a", () -> read("stalled")));
-                  } catch (RuntimeException e) {
-                    outcome.completeExceptionally(e);
-                  }
-                });
+        onItsOwnThread(
+            () -> deadlines.call("gpunode-status", "node-a", () -> read("stalled")), outcome);
     server.awaitStalledAnswer();
 
     clock.advance(BOUND.plusMillis(1));
@@ -111,16 +104,7 @@ class ControllerClientHttp2IT {
   void anInterruptAloneLeavesTheStalledStreamOpen(@TempDir Path dir) throws Exception {
     start(dir);
     var outcome = new CompletableFuture<ConfigMap>();
-    Thread caller =
-        Thread.ofPlatform()
-            .start(
-                () -> {
-                  try {
-                    outcome.complete(read("stalled"));
-                  } catch (RuntimeException e) {
-                    outcome.completeExceptionally(e);
-                  }
-                });
+    Thread caller = onItsOwnThread(() -> read("stalled"), outcome);
     server.awaitStalledAnswer();
 
     caller.interrupt();
@@ -156,6 +140,20 @@ class ControllerClientHttp2IT {
             """
                 .formatted(server.url(), certificate.caData()));
     client = new ControllerFactory().kubernetesClient(config(kubeconfig), deadlines);
+  }
+
+  /** Makes {@code call} on a thread of its own, which it returns; {@code outcome} ends with it. */
+  private static Thread onItsOwnThread(
+      Supplier<ConfigMap> call, CompletableFuture<ConfigMap> outcome) {
+    return Thread.ofPlatform()
+        .start(
+            () -> {
+              try {
+                outcome.complete(call.get());
+              } catch (RuntimeException e) {
+                outcome.completeExceptionally(e);
+              }
+            });
   }
 
   private ConfigMap read(String name) {
