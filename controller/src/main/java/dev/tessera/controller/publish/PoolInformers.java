@@ -569,11 +569,8 @@ final class PoolInformers implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    // A relist under way has its informer in the map beside the one it replaces, and stops that
+    // one itself once it has taken it out.
     informersNow().forEach(e -> e.getValue().stop());
-    // A relist under way has replaced the Leases' informer in the map with its own.
-    SharedIndexInformer<Lease> current = leases;
-    if (current != null) {
-      current.stop();
-    }
   }
 }
