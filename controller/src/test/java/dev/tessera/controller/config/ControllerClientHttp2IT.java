@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.http.HttpVersion;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -121,24 +120,7 @@ class ControllerClientHttp2IT {
   private void start(Path dir) throws Exception {
     var certificate = LoopbackCertificate.make(dir, "http2-api-server");
     server = new Http2StallingServer(certificate);
-    Path kubeconfig =
-        Files.writeString(
-            dir.resolve("kubeconfig"),
-            """
-            apiVersion: v1
-            kind: Config
-            clusters:
-            - name: it
-              cluster: {server: "%s", certificate-authority-data: %s}
-            users:
-            - name: it
-              user: {token: it}
-            contexts:
-            - name: it
-              context: {cluster: it, user: it, namespace: it}
-            current-context: it
-            """
-                .formatted(server.url(), certificate.caData()));
+    Path kubeconfig = certificate.writeKubeconfig(dir, "kubeconfig", server.url());
     client = new ControllerFactory().kubernetesClient(config(kubeconfig), deadlines);
   }
 

@@ -72,15 +72,40 @@ public record LoopbackCertificate(Path store, String password, KeyStore keys, St
   }
 
   /** The certificate, PEM-encoded: the CA a client trusts. */
-  public String pem() throws GeneralSecurityException {
-    return "-----BEGIN CERTIFICATE-----\n"
-        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-            .encodeToString(keys.getCertificate(alias).getEncoded())
-        + "\n-----END CERTIFICATE-----\n";
+  public String pem() {
+    try {
+      return "-----BEGIN CERTIFICATE-----\n"
+          + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+              .encodeToString(keys.getCertificate(alias).getEncoded())
+          + "\n-----END CERTIFICATE-----\n";
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("the store " + store + " was loaded when made", e);
+    }
   }
 
-  /** The certificate as a kubeconfig's {@code certificate-authority-data}. */
-  public String caData() throws GeneralSecurityException {
-    return Base64.getEncoder().encodeToString(pem().getBytes(StandardCharsets.US_ASCII));
+  /**
+   * A kubeconfig in {@code dir}, {@code file}, that reaches the server at {@code url}, which
+   * presents this certificate, trusting it. It carries no credentials.
+   */
+  public Path writeKubeconfig(Path dir, String file, String url) throws IOException {
+    return Files.writeString(
+        dir.resolve(file),
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: loopback
+          cluster: {server: "%s", certificate-authority-data: %s}
+        users:
+        - name: loopback
+          user: {}
+        contexts:
+        - name: loopback
+          context: {cluster: loopback, user: loopback}
+        current-context: loopback
+        """
+            .formatted(
+                url,
+                Base64.getEncoder().encodeToString(pem().getBytes(StandardCharsets.US_ASCII))));
   }
 }

@@ -14,7 +14,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -54,7 +53,7 @@ public final class StallingProxy implements AutoCloseable {
   private final ServerSocket socket;
   private final URI upstream;
   private final SocketFactory upstreamSockets;
-  private final String certificatePem;
+  private final LoopbackCertificate certificate;
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
   private final List<String> requestLines = new CopyOnWriteArrayList<>();
   private final List<String> stalled = new CopyOnWriteArrayList<>();
@@ -94,12 +93,12 @@ public final class StallingProxy implements AutoCloseable {
       URI upstream,
       SocketFactory upstreamSockets,
       ServerSocket socket,
-      String certificatePem,
+      LoopbackCertificate certificate,
       Predicate<String> stalls) {
     this.upstream = upstream;
     this.upstreamSockets = upstreamSockets;
     this.socket = socket;
-    this.certificatePem = certificatePem;
+    this.certificate = certificate;
     this.stalls = stalls;
     acceptor = Thread.ofPlatform().daemon().name("stalling-proxy").start(this::accept);
   }
@@ -138,7 +137,7 @@ public final class StallingProxy implements AutoCloseable {
         URI.create(upstream.getMasterUrl()),
         SSLUtils.sslContext(upstream).getSocketFactory(),
         server,
-        certificate.pem(),
+        certificate,
         NOTHING);
   }
 
@@ -147,7 +146,7 @@ public final class StallingProxy implements AutoCloseable {
   }
 
   public String url() {
-    return (certificatePem == null ? "http" : "https") + "://127.0.0.1:" + socket.getLocalPort();
+    return (certificate == null ? "http" : "https") + "://127.0.0.1:" + socket.getLocalPort();
   }
 
   /**
@@ -171,26 +170,7 @@ public final class StallingProxy implements AutoCloseable {
    * certificate. It carries no credentials: the proxy gives the API server its own.
    */
   public Path writeKubeconfig(Path dir) throws IOException {
-    return Files.writeString(
-        dir.resolve("stalling-proxy.kubeconfig"),
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: proxied
-          cluster: {server: "%s", certificate-authority-data: %s}
-        users:
-        - name: proxied
-          user: {}
-        contexts:
-        - name: proxied
-          context: {cluster: proxied, user: proxied}
-        current-context: proxied
-        """
-            .formatted(
-                url(),
-                Base64.getEncoder()
-                    .encodeToString(certificatePem.getBytes(StandardCharsets.US_ASCII))));
+    return certificate.writeKubeconfig(dir, "stalling-proxy.kubeconfig", url());
   }
 
   /**
